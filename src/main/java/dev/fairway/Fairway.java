@@ -1,0 +1,82 @@
+package dev.fairway;
+
+import dev.fairway.admin.AdminVerticle;
+import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.config.FairwayConfig;
+import dev.fairway.control.BalancerVerticle;
+import dev.fairway.control.LocalCodec;
+import dev.fairway.demo.DemoVerticle;
+import dev.fairway.proxy.ProxyVerticle;
+import dev.fairway.slots.SlotTable;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deploys one Fairway into a Vert.x instance: demo backends (when configured), the balancer, the
+ * admin listener and the proxy verticles.
+ *
+ * <p>Example: {@code Fairway.start(vertx, config)} completes with a {@code Fairway} whose
+ * {@link #proxyPort()} and {@link #adminPort()} are the ports actually bound (useful with port 0).
+ */
+public final class Fairway {
+  private static final Logger LOG = LoggerFactory.getLogger(Fairway.class);
+
+  private final Vertx vertx;
+  private final FairwayConfig config;
+  private final SlotTable table;
+  private final AtomicInteger proxyPort = new AtomicInteger();
+  private final AtomicInteger adminPort = new AtomicInteger();
+  private final AtomicBoolean draining = new AtomicBoolean();
+
+  private Fairway(Vertx vertx, FairwayConfig config) {
+    this.vertx = vertx;
+    this.config = config;
+    this.table = new SlotTable(config.subsetting().clientId());
+  }
+
+  /** Deploys everything; fails if any listener cannot bind. */
+  public static Future<Fairway> start(Vertx vertx, FairwayConfig config) {
+    Fairway f = new Fairway(vertx, config);
+    return f.deploy().map(f);
+  }
+
+  private Future<?> deploy() {
+    vertx.eventBus().registerDefaultCodec(BalancerSnapshot.class, new LocalCodec<>(BalancerSnapshot.class));
+    Future<?> demo = config.demo()
+        .<Future<?>>map(d -> vertx.deployVerticle(new DemoVerticle(d)).onSuccess(id ->
+            LOG.info("demo backends listening on 127.0.0.1 ports {}",
+                d.backends().stream().map(b -> Integer.toString(b.port())).toList())))
+        .orElse(Future.succeededFuture());
+    int instances = config.proxy().instances() > 0 ? config.proxy().instances() : VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
+    return demo
+        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, table)))
+        .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), draining::get, adminPort::set)))
+        .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
+        .compose(v -> vertx.deployVerticle(() -> new ProxyVerticle(config.proxy(), table, proxyPort::set),
+            new DeploymentOptions().setInstances(instances)))
+        .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances)",
+            config.proxy().host(), proxyPort.get(), instances));
+  }
+
+  public int proxyPort() {
+    return proxyPort.get();
+  }
+
+  public int adminPort() {
+    return adminPort.get();
+  }
+
+  public SlotTable slotTable() {
+    return table;
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+}

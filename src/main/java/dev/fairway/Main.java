@@ -1,0 +1,103 @@
+package dev.fairway;
+
+import dev.fairway.config.ConfigException;
+import dev.fairway.config.ConfigParser;
+import dev.fairway.config.FairwayConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Command line: {@code java -jar fairway.jar [-conf PATH] [-cluster]}.
+ *
+ * <p>Example: {@code java -jar target/fairway.jar -conf conf/config.json} starts the proxy; an
+ * invalid file prints one line per problem and exits with status 2.
+ */
+public final class Main {
+  /** Exit status for a bad command line or an invalid configuration file. */
+  public static final int EXIT_CONFIG = 2;
+
+  private Main() {
+  }
+
+  public static void main(String[] args) {
+    Path confPath = Path.of("conf", "config.json");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "-conf", "--conf" -> {
+          if (i + 1 >= args.length) {
+            usage("-conf needs a path");
+          }
+          confPath = Path.of(args[++i]);
+        }
+        case "-cluster", "--cluster" -> usage("-cluster is not available yet in this build");
+        case "-h", "--help" -> {
+          System.out.println("usage: java -jar fairway.jar [-conf PATH] [-cluster]");
+          return;
+        }
+        default -> usage("unknown argument " + args[i]);
+      }
+    }
+    FairwayConfig config = load(confPath);
+    Logger log = LoggerFactory.getLogger(Main.class);
+    Vertx vertx = Vertx.vertx();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      log.info("shutting down");
+      try {
+        vertx.close().await(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        log.warn("shutdown did not complete cleanly: {}", e.toString());
+      }
+    }, "fairway-shutdown"));
+    Fairway.start(vertx, config).onFailure(e -> {
+      log.error("start-up failed: {}", e.toString());
+      vertx.close();
+      Runtime.getRuntime().halt(1);
+    });
+  }
+
+  /** Reads and validates the configuration, or exits with {@link #EXIT_CONFIG}. */
+  static FairwayConfig load(Path path) {
+    String text;
+    try {
+      text = Files.readString(path);
+    } catch (NoSuchFileException e) {
+      return exitInvalid(path, "$: file not found; expected a JSON config file");
+    } catch (IOException e) {
+      return exitInvalid(path, "$: cannot read the file (" + e.getMessage() + ")");
+    }
+    Object root;
+    try {
+      root = Json.decodeValue(text);
+    } catch (DecodeException e) {
+      return exitInvalid(path, "$: not valid JSON (" + e.getMessage().replace('\n', ' ') + ")");
+    }
+    try {
+      return ConfigParser.parse(JsonValues.toPlain(root), System.getenv());
+    } catch (ConfigException e) {
+      return exitInvalid(path, e.problems().toArray(String[]::new));
+    }
+  }
+
+  private static FairwayConfig exitInvalid(Path path, String... problems) {
+    System.err.println("fairway: invalid configuration " + path + ":");
+    for (String p : problems) {
+      System.err.println("  " + p);
+    }
+    System.exit(EXIT_CONFIG);
+    return null;
+  }
+
+  private static void usage(String problem) {
+    System.err.println("fairway: " + problem);
+    System.err.println("usage: java -jar fairway.jar [-conf PATH] [-cluster]");
+    System.exit(EXIT_CONFIG);
+  }
+}

@@ -1,0 +1,64 @@
+package dev.fairway.admin;
+
+import dev.fairway.config.AdminSettings;
+import dev.fairway.control.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
+
+/**
+ * The admin listener: the JSON API, the proxy's own health and (later) metrics and dashboard.
+ *
+ * <p>Example: {@code curl 127.0.0.1:9090/api/services} lists each service with its backends'
+ * state, active requests and capacity; {@code GET /health} is 200 while serving and 503 while
+ * this proxy drains.
+ */
+public final class AdminVerticle extends VerticleBase {
+  private final AdminSettings settings;
+  private final BooleanSupplier draining;
+  private final IntConsumer onListening;
+  private HttpServer server;
+
+  /**
+   * @param settings    admin listener settings
+   * @param draining    whether this proxy is shutting down
+   * @param onListening told the actual port once listening
+   */
+  public AdminVerticle(AdminSettings settings, BooleanSupplier draining, IntConsumer onListening) {
+    this.settings = settings;
+    this.draining = draining;
+    this.onListening = onListening;
+  }
+
+  @Override
+  public Future<?> start() {
+    Router router = Router.router(vertx);
+    router.get("/health").handler(this::health);
+    router.get("/api/services").handler(this::services);
+    server = vertx.createHttpServer().requestHandler(router);
+    return server.listen(settings.port(), settings.host()).onSuccess(s -> onListening.accept(s.actualPort()));
+  }
+
+  private void health(RoutingContext rc) {
+    boolean drainingNow = draining.getAsBoolean();
+    rc.response().setStatusCode(drainingNow ? 503 : 200)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .end(drainingNow ? "draining\n" : "ok\n");
+  }
+
+  private void services(RoutingContext rc) {
+    vertx.eventBus().<JsonArray>request(Addresses.SERVICES, null).onComplete(ar -> {
+      if (ar.failed()) {
+        rc.response().setStatusCode(500).end("balancer did not answer: " + ar.cause().getMessage() + "\n");
+        return;
+      }
+      rc.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(ar.result().body().encodePrettily());
+    });
+  }
+}

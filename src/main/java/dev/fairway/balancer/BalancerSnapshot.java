@@ -1,0 +1,44 @@
+package dev.fairway.balancer;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The immutable view every proxy verticle routes with, published by the balancer on each change.
+ *
+ * <p>Example: routes {@code /} and {@code /api} (any host): {@code route("x", "/api/v1")} is the
+ * {@code /api} route, {@code route("x", "/")} the other; an exact host beats {@code *} at the
+ * same prefix length.
+ *
+ * @param version increases with every published snapshot
+ * @param routes  routes in match order (longest prefix first, exact host before {@code *})
+ */
+public record BalancerSnapshot(long version, List<Route> routes) {
+  private static final Comparator<Route> MATCH_ORDER = Comparator
+      .comparingInt((Route r) -> -r.match().pathPrefix().length())
+      .thenComparing(r -> "*".equals(r.match().host()));
+
+  /** An empty snapshot: every request is unrouted. */
+  public static final BalancerSnapshot EMPTY = new BalancerSnapshot(0, List.of());
+
+  public BalancerSnapshot {
+    List<Route> sorted = new ArrayList<>(routes);
+    sorted.sort(MATCH_ORDER);
+    routes = List.copyOf(sorted);
+  }
+
+  /**
+   * @param host lower-case request host without port
+   * @param path request path
+   * @return the first matching route, or {@code null}
+   */
+  public Route route(String host, String path) {
+    for (Route r : routes) {
+      if (r.match().matches(host, path)) {
+        return r;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,34 @@
+package dev.fairway.balancer;
+
+import java.util.List;
+
+/**
+ * Picks the backend for the next request of one service.
+ *
+ * <p>Example: a {@link RoundRobin} over {@code [W1, W2]} picks W1, W2, W1, ... and skips any
+ * endpoint that cannot {@link Endpoint#canTake() take} a request.
+ *
+ * <p>Implementations are not thread-safe: the slot table calls them under its lock, so a pick and
+ * the slot it takes are one atomic step.
+ */
+public interface Strategy {
+  /**
+   * Chooses among {@code members} (the service's subset, in a stable order) one that
+   * {@link Endpoint#canTake() can take} a request now.
+   *
+   * @return the chosen endpoint, or {@code null} when none can take one
+   */
+  Endpoint pick(List<Endpoint> members, long nowNanos);
+
+  /** A request picked on {@code endpoint} ended after {@code latencyNanos}, failed or not. */
+  default void onComplete(Endpoint endpoint, long latencyNanos, boolean failed, long nowNanos) {
+  }
+
+  /** A slot of {@code endpoint} became free (by this service or another sharing the backend). */
+  default void onSlotFreed(Endpoint endpoint) {
+  }
+
+  /** The members, their capacities or their availability changed. */
+  default void reset(List<Endpoint> members) {
+  }
+}

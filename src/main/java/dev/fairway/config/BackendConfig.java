@@ -1,0 +1,19 @@
+package dev.fairway.config;
+
+/**
+ * One backend of a service, with its effective capacity.
+ *
+ * <p>Example: {@code {"id": "b1", "url": "http://127.0.0.1:9001", "capacity": 3}} becomes
+ * {@code BackendConfig[id=b1, url=http://127.0.0.1:9001, host=127.0.0.1, port=9001, capacity=3,
+ * weight=1]}; without {@code id} the id is {@code 127.0.0.1:9001}, without {@code capacity} the
+ * service's {@code slots.capacity} applies.
+ *
+ * @param id       stable identity; the same id in several services is one backend
+ * @param url      the backend's base URL, {@code http://host:port}
+ * @param host     host part of the URL
+ * @param port     port of the URL (80 when absent)
+ * @param capacity on-proxy capacity (most active requests from this process)
+ * @param weight   configured weight, multiplies the capability score
+ */
+public record BackendConfig(String id, String url, String host, int port, int capacity, int weight) {
+}

@@ -1,0 +1,265 @@
+package dev.fairway.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Builds and validates a {@link FairwayConfig} from parsed JSON, collecting every problem before
+ * it fails. This is the one place where configuration rules live.
+ *
+ * <p>Example: {@code parse(Map.of("services", List.of(Map.of("name", "api", "strategy", "nope"))),
+ * Map.of())} throws a {@link ConfigException} whose problems include
+ * {@code services[0].strategy: "nope" is invalid; expected one of round-robin, least-loaded, ...}.
+ */
+public final class ConfigParser {
+  /** Environment variable that overrides {@code admin.token}. */
+  public static final String ADMIN_TOKEN_ENV = "FAIRWAY_ADMIN_TOKEN";
+  /** The token shipped in {@code conf/config.json}; it only protects a loopback admin port. */
+  public static final String PLACEHOLDER_TOKEN = "change-me";
+
+  private final List<String> problems = new ArrayList<>();
+  private final Map<String, BackendConfig> backendsById = new HashMap<>();
+  private final Map<String, String> backendFirstPath = new HashMap<>();
+
+  private ConfigParser() {
+  }
+
+  /**
+   * Parses a JSON document already decoded into maps, lists, strings, numbers and booleans.
+   *
+   * @param root the decoded document
+   * @param env  environment variables (for {@value #ADMIN_TOKEN_ENV})
+   * @throws ConfigException with one line per problem
+   */
+  public static FairwayConfig parse(Object root, Map<String, String> env) throws ConfigException {
+    return new ConfigParser().build(root, env);
+  }
+
+  private FairwayConfig build(Object rootValue, Map<String, String> env) throws ConfigException {
+    Node root = Node.root(rootValue, problems);
+    ProxySettings proxy = proxy(root.object("proxy"));
+    AdminSettings admin = admin(root.object("admin"), env);
+    SubsettingSettings subsetting = subsetting(root.object("subsetting"));
+    List<ServiceConfig> services = services(root);
+    Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
+    root.rejectUnknownKeys();
+    checkPorts(proxy, admin, demo);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return new FairwayConfig(proxy, admin, subsetting, services, demo);
+  }
+
+  private static ProxySettings proxy(Node n) {
+    ProxySettings p = new ProxySettings(n.string("host", "0.0.0.0"), n.intIn("port", 8080, 0, 65535),
+        n.intIn("instances", 0, 0, 1024));
+    n.rejectUnknownKeys();
+    return p;
+  }
+
+  private static AdminSettings admin(Node n, Map<String, String> env) {
+    String token = n.string("token", PLACEHOLDER_TOKEN);
+    String fromEnv = env.get(ADMIN_TOKEN_ENV);
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      token = fromEnv;
+    }
+    AdminSettings a = new AdminSettings(n.string("host", "127.0.0.1"), n.intIn("port", 9090, 0, 65535), token);
+    n.rejectUnknownKeys();
+    return a;
+  }
+
+  private SubsettingSettings subsetting(Node n) {
+    int count = n.intIn("clientCount", 1, 1, Integer.MAX_VALUE);
+    int id = n.intIn("clientId", 0, 0, Integer.MAX_VALUE);
+    if (id >= count) {
+      n.problem("clientId", id, "an integer from 0 to clientCount - 1 = " + (count - 1));
+    }
+    n.rejectUnknownKeys();
+    return new SubsettingSettings(id, count);
+  }
+
+  private List<ServiceConfig> services(Node root) {
+    if (!root.has("services")) {
+      root.problemAt("services", "missing; expected a non-empty array of services");
+      return List.of();
+    }
+    List<Node> nodes = root.objects("services");
+    if (nodes.isEmpty()) {
+      root.problemAt("services", "empty; expected at least one service");
+    }
+    List<ServiceConfig> out = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (Node s : nodes) {
+      ServiceConfig svc = service(s);
+      if (svc.name() != null && !names.add(svc.name())) {
+        s.problem("name", svc.name(), "a service name not used by another service");
+      }
+      out.add(svc);
+    }
+    return out;
+  }
+
+  private ServiceConfig service(Node n) {
+    String name = n.requiredString("name");
+    MatchRule match = match(n.object("match"));
+    String strategyText = n.string("strategy", StrategyName.ROUND_ROBIN.configName());
+    StrategyName strategy = StrategyName.fromConfig(strategyText).orElse(StrategyName.ROUND_ROBIN);
+    if (StrategyName.fromConfig(strategyText).isEmpty()) {
+      n.problem("strategy", strategyText, "one of " + StrategyName.choices());
+    }
+    int subsetSize = n.intIn("subsetSize", 0, 0, Integer.MAX_VALUE);
+    SlotSettings slots = slots(n.object("slots"));
+    Timeouts timeouts = timeouts(n.object("timeouts"));
+    HealthCheckSettings health = healthCheck(n.object("healthCheck"));
+    List<BackendConfig> backends = new ArrayList<>();
+    Set<String> ids = new HashSet<>();
+    for (Node b : n.objects("backends")) {
+      BackendConfig backend = backend(b, slots.capacity());
+      if (backend == null) {
+        continue;
+      }
+      if (!ids.add(backend.id())) {
+        b.problemAt(b.path(), "backend id \"" + backend.id() + "\" is listed twice; expected unique ids per service");
+        continue;
+      }
+      checkSameBackendEverywhere(b, backend);
+      backends.add(backend);
+    }
+    n.rejectUnknownKeys();
+    return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, backends);
+  }
+
+  private void checkSameBackendEverywhere(Node b, BackendConfig backend) {
+    BackendConfig first = backendsById.putIfAbsent(backend.id(), backend);
+    if (first == null) {
+      backendFirstPath.put(backend.id(), b.path());
+      return;
+    }
+    String where = backendFirstPath.get(backend.id());
+    if (!first.url().equals(backend.url())) {
+      b.problemAt(b.path(), "backend id \"" + backend.id() + "\" has url " + backend.url() + " but " + where
+          + " gives it " + first.url() + "; expected one URL per backend id");
+    } else if (first.capacity() != backend.capacity()) {
+      b.problemAt(b.path() + ".capacity", backend.capacity() + " is invalid; expected " + first.capacity()
+          + " as at " + where + " (one backend has one capacity)");
+    }
+  }
+
+  private static MatchRule match(Node n) {
+    String host = n.string("host", MatchRule.ANY_HOST).toLowerCase(Locale.ROOT);
+    String prefix = n.string("pathPrefix", "/");
+    if (!prefix.startsWith("/")) {
+      n.problem("pathPrefix", prefix, "a path starting with /");
+    }
+    if (host.isBlank() || host.contains("/") || host.contains(" ")) {
+      n.problem("host", host, "a host name or *");
+    }
+    n.rejectUnknownKeys();
+    return new MatchRule(host, prefix);
+  }
+
+  private static SlotSettings slots(Node n) {
+    SlotSettings s = new SlotSettings(n.intIn("capacity", 100, 1, 1_000_000),
+        n.longIn("waitTimeoutMs", 1000, 0, 3_600_000), n.intIn("maxWaiting", 10_000, 0, 10_000_000),
+        n.intIn("maxActive", 0, 0, 10_000_000));
+    n.rejectUnknownKeys();
+    return s;
+  }
+
+  private static Timeouts timeouts(Node n) {
+    Timeouts t = new Timeouts(n.longIn("connectMs", 2000, 1, 3_600_000), n.longIn("responseMs", 30_000, 1, 86_400_000));
+    n.rejectUnknownKeys();
+    return t;
+  }
+
+  private static HealthCheckSettings healthCheck(Node n) {
+    String path = n.string("path", "/health");
+    if (!path.startsWith("/")) {
+      n.problem("path", path, "a path starting with /");
+    }
+    HealthCheckSettings h = new HealthCheckSettings(path, n.longIn("intervalMs", 2000, 10, 3_600_000),
+        n.longIn("timeoutMs", 1000, 1, 3_600_000), n.intIn("healthyThreshold", 2, 1, 1000),
+        n.intIn("unhealthyThreshold", 3, 1, 1000));
+    n.rejectUnknownKeys();
+    return h;
+  }
+
+  private static BackendConfig backend(Node n, int defaultCapacity) {
+    String url = n.requiredString("url");
+    int capacity = n.intIn("capacity", defaultCapacity, 1, 1_000_000);
+    int weight = n.intIn("weight", 1, 1, 1_000_000);
+    String id = n.string("id", null);
+    n.rejectUnknownKeys();
+    if (url == null) {
+      return null;
+    }
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      n.problem("url", url, "an absolute URL like http://127.0.0.1:9001");
+      return null;
+    }
+    String path = uri.getRawPath();
+    if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
+        || (path != null && !path.isEmpty() && !path.equals("/")) || uri.getRawQuery() != null
+        || uri.getRawUserInfo() != null) {
+      n.problem("url", url, "http://host:port with no path, query or user");
+      return null;
+    }
+    int port = uri.getPort() == -1 ? 80 : uri.getPort();
+    String host = uri.getHost();
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    String canonical = "http://" + uri.getHost() + ":" + port;
+    if (id != null && id.isBlank()) {
+      n.problem("id", id, "a non-empty id");
+      return null;
+    }
+    return new BackendConfig(id == null ? uri.getHost() + ":" + port : id, canonical, host, port, capacity, weight);
+  }
+
+  private static DemoSettings demo(Node n) {
+    List<DemoSettings.DemoBackend> backends = new ArrayList<>();
+    for (Node b : n.objects("backends")) {
+      int port = b.intIn("port", 0, 1, 65535);
+      if (!b.has("port")) {
+        b.problemAt(b.child("port"), "missing; expected a port from 1 to 65535");
+      }
+      backends.add(new DemoSettings.DemoBackend(port, b.longIn("workMs", 2, 0, 60_000)));
+      b.rejectUnknownKeys();
+    }
+    n.rejectUnknownKeys();
+    return new DemoSettings(backends);
+  }
+
+  private void checkPorts(ProxySettings proxy, AdminSettings admin, Optional<DemoSettings> demo) {
+    Map<Integer, String> used = new HashMap<>();
+    claim(used, proxy.port(), "proxy.port");
+    claim(used, admin.port(), "admin.port");
+    demo.ifPresent(d -> {
+      for (int i = 0; i < d.backends().size(); i++) {
+        claim(used, d.backends().get(i).port(), "demo.backends[" + i + "].port");
+      }
+    });
+  }
+
+  private void claim(Map<Integer, String> used, int port, String path) {
+    if (port == 0) {
+      return;
+    }
+    String other = used.putIfAbsent(port, path);
+    if (other != null) {
+      problems.add(path + ": " + port + " is invalid; expected a port not already used by " + other);
+    }
+  }
+}

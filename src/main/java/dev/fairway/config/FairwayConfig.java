@@ -1,0 +1,23 @@
+package dev.fairway.config;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The whole validated configuration of one Fairway process.
+ *
+ * <p>Example: {@code ConfigParser.parse(Map.of("services", List.of(...)))} yields a
+ * {@code FairwayConfig} whose {@code proxy().port()} is 8080 unless the file says otherwise.
+ *
+ * @param proxy      the client-facing listener
+ * @param admin      the admin listener and its token
+ * @param subsetting this process's client id and the number of proxy processes
+ * @param services   the services, in file order
+ * @param demo       embedded sample backends, when present
+ */
+public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
+                            List<ServiceConfig> services, Optional<DemoSettings> demo) {
+  public FairwayConfig {
+    services = List.copyOf(services);
+  }
+}

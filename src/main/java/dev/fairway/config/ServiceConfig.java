@@ -1,0 +1,26 @@
+package dev.fairway.config;
+
+import java.util.List;
+
+/**
+ * One service: the requests it matches and the backends that serve them.
+ *
+ * <p>Example: a service {@code demo} matching {@code {"host": "*", "pathPrefix": "/"}} with
+ * strategy {@code round-robin} and backends b1, b2 sends requests b1 b2 b1 b2 ...
+ *
+ * @param name        unique name
+ * @param match       which requests it takes
+ * @param strategy    how a backend is picked
+ * @param subsetSize  backends per subset; 0 means all
+ * @param slots       capacities and the wait for a free slot
+ * @param timeouts    upstream timeouts
+ * @param healthCheck active health checking
+ * @param backends    its backends, with effective capacities
+ */
+public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
+                            SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
+                            List<BackendConfig> backends) {
+  public ServiceConfig {
+    backends = List.copyOf(backends);
+  }
+}

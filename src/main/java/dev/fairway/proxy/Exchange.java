@@ -1,0 +1,262 @@
+package dev.fairway.proxy;
+
+import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.Route;
+import dev.fairway.slots.Admission;
+import dev.fairway.slots.SlotTable;
+import dev.fairway.slots.Waiter;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+
+/**
+ * One client request on its way through the proxy: take a slot (or wait for one), connect,
+ * stream the request and the response with back-pressure, release the slot exactly once.
+ *
+ * <p>Example: {@code GET /} routed to a service whose backends are all full waits up to
+ * {@code waitTimeoutMs}; granted b2 it connects to b2, and when the last byte of b2's answer is
+ * written to the client the slot goes back to the table (or straight to the next waiter).
+ *
+ * <p>Everything but {@link #granted} runs on the proxy verticle's event loop.
+ */
+final class Exchange extends Waiter {
+  private final ProxyVerticle proxy;
+  private final HttpServerRequest req;
+  private final HttpServerResponse resp;
+  private final Route route;
+  private final SlotTable table;
+  private final Context context;
+  private final long startNanos;
+
+  private long waitTimer = -1;
+  private long responseTimer = -1;
+  private long slotNanos;
+  private HttpClientRequest backendReq;
+  private boolean retried;
+  private boolean responseTimedOut;
+  private boolean clientGone;
+  private boolean done;
+
+  Exchange(ProxyVerticle proxy, HttpServerRequest req, Route route, SlotTable table, Context context) {
+    this.proxy = proxy;
+    this.req = req;
+    this.resp = req.response();
+    this.route = route;
+    this.table = table;
+    this.context = context;
+    this.startNanos = System.nanoTime();
+  }
+
+  void start() {
+    req.pause();
+    resp.closeHandler(v -> onClientGone());
+    Admission a = table.acquire(route.slots(), this, startNanos);
+    switch (a) {
+      case GRANTED -> connect(endpoint());
+      case QUEUED -> awaitSlot();
+      case NO_BACKEND -> fail(Failure.NO_BACKEND);
+      case QUEUE_FULL -> fail(Failure.QUEUE_FULL);
+    }
+  }
+
+  private void awaitSlot() {
+    if (route.waitTimeoutMs() == 0) {
+      onWaitTimeout();
+      return;
+    }
+    waitTimer = vertx().setTimer(route.waitTimeoutMs(), id -> onWaitTimeout());
+  }
+
+  private void onWaitTimeout() {
+    waitTimer = -1;
+    if (table.cancel(this)) {
+      fail(Failure.SLOT_TIMEOUT);
+    }
+  }
+
+  @Override
+  protected void granted(Endpoint endpoint) {
+    context.runOnContext(v -> {
+      if (waitTimer >= 0) {
+        vertx().cancelTimer(waitTimer);
+        waitTimer = -1;
+      }
+      if (clientGone) {
+        release(false);
+      } else {
+        connect(endpoint);
+      }
+    });
+  }
+
+  private void connect(Endpoint e) {
+    slotNanos = System.nanoTime();
+    RequestOptions options = new RequestOptions()
+        .setHost(e.host())
+        .setPort(e.port())
+        .setMethod(req.method())
+        .setURI(req.uri())
+        .setConnectTimeout(route.timeouts().connectMs());
+    proxy.client().request(options).onComplete(this::onConnected);
+  }
+
+  private void onConnected(AsyncResult<HttpClientRequest> ar) {
+    if (ar.failed()) {
+      onConnectFailed();
+      return;
+    }
+    HttpClientRequest creq = ar.result();
+    if (clientGone) {
+      creq.reset();
+      release(false);
+      return;
+    }
+    backendReq = creq;
+    Headers.toBackend(req, creq.headers());
+    if (req.authority() != null) {
+      creq.authority(req.authority());
+    }
+    creq.response().onComplete(this::onResponse);
+    if (hasBody(req)) {
+      if (!creq.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
+        creq.setChunked(true);
+      }
+      req.pipe().endOnFailure(false).to(creq).onComplete(sent -> {
+        if (sent.succeeded()) {
+          armResponseTimer();
+        } else {
+          creq.reset();
+        }
+      });
+    } else {
+      creq.end();
+      req.resume();
+      armResponseTimer();
+    }
+  }
+
+  /** Whether the request carries a body (RFC 9112 §6.3: only a framing header says so). */
+  static boolean hasBody(HttpServerRequest req) {
+    String te = req.getHeader(HttpHeaders.TRANSFER_ENCODING);
+    if (te != null) {
+      return true;
+    }
+    String cl = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+    return cl != null && !cl.equals("0");
+  }
+
+  private void onConnectFailed() {
+    release(true);
+    if (clientGone) {
+      return;
+    }
+    Endpoint failed = endpoint();
+    if (!retried && table.acquireExcept(route.slots(), this, System.nanoTime(), failed) == Admission.GRANTED) {
+      retried = true;
+      connect(endpoint());
+      return;
+    }
+    fail(Failure.CONNECT_FAILED);
+  }
+
+  private void armResponseTimer() {
+    if (done || backendReq == null || responseTimer >= 0) {
+      return;
+    }
+    responseTimer = vertx().setTimer(route.timeouts().responseMs(), id -> {
+      responseTimer = -1;
+      responseTimedOut = true;
+      backendReq.reset();
+    });
+  }
+
+  private void cancelResponseTimer() {
+    if (responseTimer >= 0) {
+      vertx().cancelTimer(responseTimer);
+      responseTimer = -1;
+    }
+  }
+
+  private void onResponse(AsyncResult<HttpClientResponse> ar) {
+    cancelResponseTimer();
+    if (ar.failed()) {
+      release(true);
+      if (!clientGone) {
+        fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT : Failure.BAD_RESPONSE);
+      }
+      return;
+    }
+    HttpClientResponse bresp = ar.result();
+    if (clientGone) {
+      backendReq.reset();
+      release(false);
+      return;
+    }
+    resp.setStatusCode(bresp.statusCode());
+    if (bresp.statusMessage() != null) {
+      resp.setStatusMessage(bresp.statusMessage());
+    }
+    Headers.toClient(bresp.headers(), resp.headers());
+    if (!resp.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
+      resp.setChunked(true);
+    }
+    boolean serverError = bresp.statusCode() >= 500;
+    bresp.pipe().endOnFailure(false).to(resp).onComplete(piped -> {
+      if (piped.succeeded()) {
+        done = true;
+        release(serverError);
+      } else {
+        abort();
+      }
+    });
+  }
+
+  /** The backend died mid-body or the client went away: never end the client stream cleanly. */
+  private void abort() {
+    if (backendReq != null) {
+      backendReq.reset();
+    }
+    done = true;
+    resp.reset();
+    release(true);
+  }
+
+  private void onClientGone() {
+    if (done) {
+      return;
+    }
+    clientGone = true;
+    if (waitTimer >= 0) {
+      vertx().cancelTimer(waitTimer);
+      waitTimer = -1;
+      if (table.cancel(this)) {
+        done = true;
+        return;
+      }
+    }
+    if (backendReq != null) {
+      cancelResponseTimer();
+      backendReq.reset();
+    }
+  }
+
+  private void fail(Failure f) {
+    done = true;
+    proxy.respond(req, f, route.waitTimeoutMs());
+  }
+
+  private void release(boolean failed) {
+    long now = System.nanoTime();
+    table.release(this, now, now - slotNanos, failed);
+  }
+
+  private Vertx vertx() {
+    return context.owner();
+  }
+}

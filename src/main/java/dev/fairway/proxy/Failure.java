@@ -1,0 +1,52 @@
+package dev.fairway.proxy;
+
+/**
+ * Every status Fairway itself produces, in one place: the status, the one-line reason sent as
+ * the body, whether a {@code Retry-After} goes with it and whether the connection is closed.
+ *
+ * <p>Example: {@code SLOT_TIMEOUT} is {@code 503 "no free slot within the wait timeout"} with
+ * {@code Retry-After}; {@code MALFORMED_REQUEST} is 400 and closes the connection.
+ */
+public enum Failure {
+  NO_ROUTE(404, "no service matches this host and path", false, false),
+  NO_BACKEND(503, "no healthy backend available", false, false),
+  SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false),
+  QUEUE_FULL(503, "too many requests waiting for a free slot", true, false),
+  CONNECT_FAILED(503, "could not connect to a backend", false, false),
+  RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false),
+  BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false),
+  MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true),
+  HEADERS_TOO_LARGE(431, "request headers too large", false, true),
+  URI_TOO_LONG(414, "request line too long", false, true),
+  REQUEST_TIMEOUT(408, "request headers not complete in time", false, true),
+  DRAINING(503, "proxy is shutting down", true, true);
+
+  private final int status;
+  private final String reason;
+  private final boolean retryAfter;
+  private final boolean closeConnection;
+
+  Failure(int status, String reason, boolean retryAfter, boolean closeConnection) {
+    this.status = status;
+    this.reason = reason;
+    this.retryAfter = retryAfter;
+    this.closeConnection = closeConnection;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  /** The plain-text body line (without the newline). */
+  public String reason() {
+    return reason;
+  }
+
+  public boolean retryAfter() {
+    return retryAfter;
+  }
+
+  public boolean closeConnection() {
+    return closeConnection;
+  }
+}

@@ -1,0 +1,132 @@
+package dev.fairway.proxy;
+
+import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.balancer.Route;
+import dev.fairway.config.ProxySettings;
+import dev.fairway.control.Addresses;
+import dev.fairway.slots.SlotTable;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.net.HostAndPort;
+import java.util.Locale;
+import java.util.function.IntConsumer;
+
+/**
+ * The event-loop verticle that accepts client requests and forwards them: one instance per event
+ * loop, each with its own listener share and its own backend connection pools.
+ *
+ * <p>Example: deployed with {@code instances = 4} on port 8080, the four instances share the
+ * listening socket; a request accepted by instance 2 is routed with the latest
+ * {@link BalancerSnapshot}, given a slot by the shared {@link SlotTable}, and forwarded on
+ * instance 2's event loop. Nothing on that path sends an event-bus message.
+ */
+public final class ProxyVerticle extends VerticleBase {
+  private static final Buffer NEWLINE = Buffer.buffer("\n");
+
+  private final ProxySettings settings;
+  private final SlotTable table;
+  private final IntConsumer onListening;
+  private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
+  private HttpClientAgent client;
+  private HttpServer server;
+
+  /**
+   * @param settings    listener settings
+   * @param table       the process-wide slot table
+   * @param onListening told the actual port once listening
+   */
+  public ProxyVerticle(ProxySettings settings, SlotTable table, IntConsumer onListening) {
+    this.settings = settings;
+    this.table = table;
+    this.onListening = onListening;
+  }
+
+  @Override
+  public Future<?> start() {
+    client = vertx.createHttpClient(
+        new HttpClientOptions().setKeepAlive(true).setKeepAliveTimeout(60).setTcpNoDelay(true)
+            .setMaxHeaderSize(64 * 1024).setDecompressionSupported(false).setName("fairway-upstream"),
+        new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
+    MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
+        m -> swap(m.body()));
+    HttpServerOptions options = new HttpServerOptions()
+        .setHost(settings.host())
+        .setPort(settings.port() == 0 ? -1 : settings.port())
+        .setTcpNoDelay(true)
+        .setHandle100ContinueAutomatically(true)
+        .setDecompressionSupported(false)
+        .setCompressionSupported(false);
+    server = vertx.createHttpServer(options).requestHandler(this::handle);
+    return consumer.completion()
+        .compose(v -> vertx.eventBus().<BalancerSnapshot>request(Addresses.SNAPSHOT_GET, null))
+        .onSuccess(m -> swap(m.body()))
+        .compose(v -> server.listen())
+        .onSuccess(s -> onListening.accept(s.actualPort()));
+  }
+
+  private void swap(BalancerSnapshot next) {
+    if (next.version() >= snapshot.version()) {
+      snapshot = next;
+    }
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server.close().eventually(() -> client.close());
+  }
+
+  HttpClientAgent client() {
+    return client;
+  }
+
+  private void handle(HttpServerRequest req) {
+    HostAndPort authority = req.authority();
+    String host = authority == null ? "" : authority.host().toLowerCase(Locale.ROOT);
+    Route route = snapshot.route(host, req.path() == null ? "/" : req.path());
+    if (route == null) {
+      respond(req, Failure.NO_ROUTE, 0);
+      return;
+    }
+    new Exchange(this, req, route, table, context).start();
+  }
+
+  /** Answers with Fairway's own status for {@code f}: one plain-text line naming the reason. */
+  void respond(HttpServerRequest req, Failure f, long waitTimeoutMs) {
+    HttpServerResponse resp = req.response();
+    if (resp.ended() || resp.closed()) {
+      return;
+    }
+    if (resp.headWritten()) {
+      resp.reset();
+      return;
+    }
+    boolean unreadBody = !req.isEnded() && Exchange.hasBody(req);
+    resp.setStatusCode(f.status())
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
+    if (f.retryAfter()) {
+      resp.putHeader(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+    }
+    boolean close = f.closeConnection() || unreadBody;
+    if (close) {
+      resp.putHeader(HttpHeaders.CONNECTION, "close");
+    }
+    if (!close) {
+      req.resume();
+    }
+    resp.end(Buffer.buffer(f.reason()).appendBuffer(NEWLINE)).onComplete(v -> {
+      if (close) {
+        req.connection().close();
+      }
+    });
+  }
+}

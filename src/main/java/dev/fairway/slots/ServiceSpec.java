@@ -1,0 +1,23 @@
+package dev.fairway.slots;
+
+import dev.fairway.config.StrategyName;
+import java.util.List;
+
+/**
+ * What the balancer wants a service to be in the slot table.
+ *
+ * <p>Example: {@code new ServiceSpec("api", StrategyName.SLOT_QUEUE, 10000, 0, List.of("b1",
+ * "b2"))}: slot-queue over b1 and b2, up to 10,000 waiters, no service-wide cap.
+ *
+ * @param name       service name
+ * @param strategy   its strategy
+ * @param maxWaiting most waiters at once
+ * @param maxActive  most requests in flight for the service; 0 means no cap
+ * @param memberIds  the ids of its subset, in a stable order
+ */
+public record ServiceSpec(String name, StrategyName strategy, int maxWaiting, int maxActive,
+                          List<String> memberIds) {
+  public ServiceSpec {
+    memberIds = List.copyOf(memberIds);
+  }
+}

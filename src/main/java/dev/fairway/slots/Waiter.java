@@ -1,0 +1,47 @@
+package dev.fairway.slots;
+
+import dev.fairway.balancer.Endpoint;
+
+/**
+ * A request asking a {@link SlotTable} for a slot. It is granted at once, or queued and later
+ * either {@link #granted granted} or cancelled by its owner (timeout, client gone).
+ *
+ * <p>Example: a proxy exchange extends {@code Waiter}; {@code granted(b2)} is called under the
+ * table's lock by whichever thread freed b2, so it must only hand the work to the exchange's own
+ * event loop and return.
+ *
+ * <p>The state moves NEW → GRANTED → RELEASED, or NEW → WAITING → GRANTED → RELEASED, or
+ * NEW → WAITING → CANCELLED, always under the
+ * table's lock, so a grant racing a timeout resolves to exactly one of the two and a slot is
+ * released at most once.
+ */
+public abstract class Waiter {
+  enum State { NEW, WAITING, GRANTED, CANCELLED, RELEASED }
+
+  State state = State.NEW;
+  long seq;
+  long enqueuedNanos;
+  Endpoint endpoint;
+  ServiceSlots service;
+
+  /** The backend whose slot this waiter holds, once granted. */
+  public final Endpoint endpoint() {
+    return endpoint;
+  }
+
+  /** The service this waiter asked a slot of. */
+  public final ServiceSlots service() {
+    return service;
+  }
+
+  /** When it started waiting ({@code nowNanos} of {@link SlotTable#acquire}). */
+  public final long enqueuedNanos() {
+    return enqueuedNanos;
+  }
+
+  /**
+   * A queued waiter got a slot on {@code endpoint}. Called under the table's lock from any thread:
+   * hand off and return; never call back into the table from here.
+   */
+  protected abstract void granted(Endpoint endpoint);
+}
