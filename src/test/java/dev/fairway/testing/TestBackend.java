@@ -1,0 +1,69 @@
+package dev.fairway.testing;
+
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real HTTP backend on 127.0.0.1 and a free port, counting the requests it sees and the most it
+ * had in flight at once (in-flight = handler entered, response not yet ended).
+ *
+ * <p>Example: {@code TestBackend.start(vertx, req -> req.response().end("b1"))}; after the test,
+ * {@code peak()} tells whether a capacity was respected.
+ */
+public final class TestBackend implements AutoCloseable {
+  private final HttpServer server;
+  private final AtomicInteger requests = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger peak = new AtomicInteger();
+
+  private TestBackend(Vertx vertx, Handler<HttpServerRequest> handler) {
+    this.server = vertx.createHttpServer().requestHandler(req -> {
+      requests.incrementAndGet();
+      int now = inFlight.incrementAndGet();
+      peak.accumulateAndGet(now, Math::max);
+      req.response().endHandler(v -> inFlight.decrementAndGet());
+      req.response().closeHandler(v -> {
+        if (!req.response().ended()) {
+          inFlight.decrementAndGet();
+        }
+      });
+      handler.handle(req);
+    });
+  }
+
+  /** Starts and waits until listening. */
+  public static TestBackend start(Vertx vertx, Handler<HttpServerRequest> handler) {
+    TestBackend b = new TestBackend(vertx, handler);
+    try {
+      b.server.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("backend did not start", e);
+    }
+    return b;
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  public int requests() {
+    return requests.get();
+  }
+
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  public int peak() {
+    return peak.get();
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.close().await(10, TimeUnit.SECONDS);
+  }
+}
