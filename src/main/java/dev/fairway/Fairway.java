@@ -6,12 +6,15 @@ import dev.fairway.config.FairwayConfig;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.LocalCodec;
 import dev.fairway.demo.DemoVerticle;
+import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.proxy.ProxyVerticle;
 import dev.fairway.slots.SlotTable;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -30,19 +33,31 @@ public final class Fairway {
   private final Vertx vertx;
   private final FairwayConfig config;
   private final SlotTable table;
+  private final FairwayMetrics metrics;
   private final AtomicInteger proxyPort = new AtomicInteger();
   private final AtomicInteger adminPort = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
 
-  private Fairway(Vertx vertx, FairwayConfig config) {
+  private Fairway(Vertx vertx, FairwayConfig config, PrometheusMeterRegistry registry) {
     this.vertx = vertx;
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId());
+    this.metrics = new FairwayMetrics(registry, table);
   }
 
-  /** Deploys everything; fails if any listener cannot bind. */
+  /** Deploys everything with a registry of its own; fails if any listener cannot bind. */
   public static Future<Fairway> start(Vertx vertx, FairwayConfig config) {
-    Fairway f = new Fairway(vertx, config);
+    return start(vertx, config, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+  }
+
+  /**
+   * Deploys everything; fails if any listener cannot bind.
+   *
+   * @param registry where Fairway's meters go (and Vert.x's own, if {@code vertx} was built with
+   *                 it); scraped at the admin port's {@code /metrics}
+   */
+  public static Future<Fairway> start(Vertx vertx, FairwayConfig config, PrometheusMeterRegistry registry) {
+    Fairway f = new Fairway(vertx, config, registry);
     return f.deploy().map(f);
   }
 
@@ -55,10 +70,10 @@ public final class Fairway {
         .orElse(Future.succeededFuture());
     int instances = config.proxy().instances() > 0 ? config.proxy().instances() : VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
     return demo
-        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, table)))
-        .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), draining::get, adminPort::set)))
+        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, table, metrics)))
+        .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
-        .compose(v -> vertx.deployVerticle(() -> new ProxyVerticle(config.proxy(), table, proxyPort::set),
+        .compose(v -> vertx.deployVerticle(() -> new ProxyVerticle(config.proxy(), table, metrics, proxyPort::set),
             new DeploymentOptions().setInstances(instances)))
         .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances)",
             config.proxy().host(), proxyPort.get(), instances));
@@ -74,6 +89,10 @@ public final class Fairway {
 
   public SlotTable slotTable() {
     return table;
+  }
+
+  public FairwayMetrics metrics() {
+    return metrics;
   }
 
   public Vertx vertx() {

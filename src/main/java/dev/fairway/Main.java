@@ -3,7 +3,12 @@ package dev.fairway;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.ConfigParser;
 import dev.fairway.config.FairwayConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import java.io.IOException;
@@ -47,7 +52,11 @@ public final class Main {
     }
     FairwayConfig config = load(confPath);
     Logger log = LoggerFactory.getLogger(Main.class);
-    Vertx vertx = Vertx.vertx();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Vertx vertx = Vertx.builder()
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");
       try {
@@ -56,7 +65,7 @@ public final class Main {
         log.warn("shutdown did not complete cleanly: {}", e.toString());
       }
     }, "fairway-shutdown"));
-    Fairway.start(vertx, config).onFailure(e -> {
+    Fairway.start(vertx, config, registry).onFailure(e -> {
       log.error("start-up failed: {}", e.toString());
       vertx.close();
       Runtime.getRuntime().halt(1);

@@ -2,6 +2,7 @@ package dev.fairway.admin;
 
 import dev.fairway.config.AdminSettings;
 import dev.fairway.control.Addresses;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpHeaders;
@@ -21,17 +22,21 @@ import java.util.function.IntConsumer;
  */
 public final class AdminVerticle extends VerticleBase {
   private final AdminSettings settings;
+  private final PrometheusMeterRegistry registry;
   private final BooleanSupplier draining;
   private final IntConsumer onListening;
   private HttpServer server;
 
   /**
    * @param settings    admin listener settings
+   * @param registry    the meters served at {@code GET /metrics}
    * @param draining    whether this proxy is shutting down
    * @param onListening told the actual port once listening
    */
-  public AdminVerticle(AdminSettings settings, BooleanSupplier draining, IntConsumer onListening) {
+  public AdminVerticle(AdminSettings settings, PrometheusMeterRegistry registry, BooleanSupplier draining,
+                       IntConsumer onListening) {
     this.settings = settings;
+    this.registry = registry;
     this.draining = draining;
     this.onListening = onListening;
   }
@@ -41,6 +46,7 @@ public final class AdminVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.get("/health").handler(this::health);
     router.get("/api/services").handler(this::services);
+    router.get("/metrics").handler(this::metrics);
     server = vertx.createHttpServer().requestHandler(router);
     return server.listen(settings.port(), settings.host()).onSuccess(s -> onListening.accept(s.actualPort()));
   }
@@ -50,6 +56,11 @@ public final class AdminVerticle extends VerticleBase {
     rc.response().setStatusCode(drainingNow ? 503 : 200)
         .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
         .end(drainingNow ? "draining\n" : "ok\n");
+  }
+
+  private void metrics(RoutingContext rc) {
+    rc.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+        .end(registry.scrape());
   }
 
   private void services(RoutingContext rc) {

@@ -5,6 +5,7 @@ import dev.fairway.balancer.Route;
 import dev.fairway.config.BackendConfig;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.slots.EndpointSpec;
 import dev.fairway.slots.ServiceSpec;
 import dev.fairway.slots.SlotTable;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The single verticle that owns the backend table: it turns the configuration (and later health,
@@ -31,12 +33,14 @@ public final class BalancerVerticle extends VerticleBase {
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   private final SlotTable table;
+  private final FairwayMetrics metrics;
   private FairwayConfig config;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
 
-  public BalancerVerticle(FairwayConfig config, SlotTable table) {
+  public BalancerVerticle(FairwayConfig config, SlotTable table, FairwayMetrics metrics) {
     this.config = config;
     this.table = table;
+    this.metrics = metrics;
   }
 
   @Override
@@ -64,6 +68,7 @@ public final class BalancerVerticle extends VerticleBase {
       endpoints.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), b.weight(), true));
     }
     table.apply(endpoints, services, System.nanoTime());
+    metrics.syncTopology(backends.keySet(), services.stream().map(ServiceSpec::name).collect(Collectors.toSet()));
     List<Route> routes = new ArrayList<>();
     for (ServiceConfig s : config.services()) {
       routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), table.service(s.name())));

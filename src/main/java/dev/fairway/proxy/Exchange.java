@@ -2,6 +2,7 @@ package dev.fairway.proxy;
 
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.Route;
+import dev.fairway.metrics.ServiceMeters;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.slots.Waiter;
@@ -14,6 +15,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client request on its way through the proxy: take a slot (or wait for one), connect,
@@ -31,6 +33,7 @@ final class Exchange extends Waiter {
   private final HttpServerResponse resp;
   private final Route route;
   private final SlotTable table;
+  private final ServiceMeters meters;
   private final Context context;
   private final long startNanos;
 
@@ -43,7 +46,9 @@ final class Exchange extends Waiter {
   private boolean clientGone;
   private boolean done;
 
-  Exchange(ProxyVerticle proxy, HttpServerRequest req, Route route, SlotTable table, Context context) {
+  Exchange(ProxyVerticle proxy, HttpServerRequest req, Route route, SlotTable table, ServiceMeters meters,
+           Context context) {
+    this.meters = meters;
     this.proxy = proxy;
     this.req = req;
     this.resp = req.response();
@@ -60,8 +65,14 @@ final class Exchange extends Waiter {
     switch (a) {
       case GRANTED -> connect(endpoint());
       case QUEUED -> awaitSlot();
-      case NO_BACKEND -> fail(Failure.NO_BACKEND);
-      case QUEUE_FULL -> fail(Failure.QUEUE_FULL);
+      case NO_BACKEND -> {
+        meters.noBackend().increment();
+        fail(Failure.NO_BACKEND);
+      }
+      case QUEUE_FULL -> {
+        meters.queueFull().increment();
+        fail(Failure.QUEUE_FULL);
+      }
     }
   }
 
@@ -76,6 +87,8 @@ final class Exchange extends Waiter {
   private void onWaitTimeout() {
     waitTimer = -1;
     if (table.cancel(this)) {
+      meters.slotTimeouts().increment();
+      meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
       fail(Failure.SLOT_TIMEOUT);
     }
   }
@@ -87,6 +100,7 @@ final class Exchange extends Waiter {
         vertx().cancelTimer(waitTimer);
         waitTimer = -1;
       }
+      meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
       if (clientGone) {
         release(false);
       } else {
@@ -159,6 +173,7 @@ final class Exchange extends Waiter {
     Endpoint failed = endpoint();
     if (!retried && table.acquireExcept(route.slots(), this, System.nanoTime(), failed) == Admission.GRANTED) {
       retried = true;
+      meters.retries().increment();
       connect(endpoint());
       return;
     }

@@ -4,6 +4,7 @@ import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.Route;
 import dev.fairway.config.ProxySettings;
 import dev.fairway.control.Addresses;
+import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.slots.SlotTable;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -35,6 +36,7 @@ public final class ProxyVerticle extends VerticleBase {
 
   private final ProxySettings settings;
   private final SlotTable table;
+  private final FairwayMetrics metrics;
   private final IntConsumer onListening;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   private HttpClientAgent client;
@@ -43,11 +45,13 @@ public final class ProxyVerticle extends VerticleBase {
   /**
    * @param settings    listener settings
    * @param table       the process-wide slot table
+   * @param metrics     Fairway's meters
    * @param onListening told the actual port once listening
    */
-  public ProxyVerticle(ProxySettings settings, SlotTable table, IntConsumer onListening) {
+  public ProxyVerticle(ProxySettings settings, SlotTable table, FairwayMetrics metrics, IntConsumer onListening) {
     this.settings = settings;
     this.table = table;
+    this.metrics = metrics;
     this.onListening = onListening;
   }
 
@@ -97,7 +101,7 @@ public final class ProxyVerticle extends VerticleBase {
       respond(req, Failure.NO_ROUTE, 0);
       return;
     }
-    new Exchange(this, req, route, table, context).start();
+    new Exchange(this, req, route, table, metrics.service(route.service()), context).start();
   }
 
   /** Answers with Fairway's own status for {@code f}: one plain-text line naming the reason. */

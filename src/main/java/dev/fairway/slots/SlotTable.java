@@ -216,6 +216,18 @@ public final class SlotTable {
     return new TableView(ep, sv);
   }
 
+  /** Active and capacity of one backend, or {@code null} if unknown. */
+  public synchronized TableView.EndpointCounts endpointCounts(String id) {
+    Endpoint e = endpoints.get(id);
+    return e == null ? null : new TableView.EndpointCounts(e.active(), e.capacity());
+  }
+
+  /** Active and waiting of one service, or {@code null} if unknown. */
+  public synchronized TableView.ServiceCounts serviceCounts(String name) {
+    ServiceSlots s = services.get(name);
+    return s == null ? null : new TableView.ServiceCounts(s.active, s.waiting);
+  }
+
   private void dispatch(List<ServiceSlots> candidates, long nowNanos) {
     while (!candidates.isEmpty()) {
       ServiceSlots best = null;

@@ -42,11 +42,19 @@ class SlotWaitIT {
 
   /** A backend that answers after {@code delayMs} with the order in which it received requests. */
   private TestBackend slowBackend(long delayMs, ConcurrentLinkedQueue<String> arrivals) {
+    return slowBackend(delayMs, 0, arrivals);
+  }
+
+  /**
+   * A backend whose n-th request (from 0) takes {@code delayMs + n * stepMs}, so releases are
+   * spaced out and the order of grants is observable at the backend.
+   */
+  private TestBackend slowBackend(long delayMs, long stepMs, ConcurrentLinkedQueue<String> arrivals) {
     AtomicInteger seq = new AtomicInteger();
     return TestBackend.start(vertx, req -> {
       arrivals.add(String.valueOf(req.getHeader("x-client-seq")));
       int n = seq.getAndIncrement();
-      vertx.setTimer(delayMs, t -> req.response().end("served " + n));
+      vertx.setTimer(delayMs + n * stepMs, t -> req.response().end("served " + n));
     });
   }
 
@@ -66,7 +74,7 @@ class SlotWaitIT {
     List<Future<Result>> all = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       all.add(get(port, i));
-      Thread.sleep(30);
+      Thread.sleep(60);
     }
     Future.all(all).await(20, TimeUnit.SECONDS);
     return all.stream().map(Future::result).toList();
@@ -91,12 +99,17 @@ class SlotWaitIT {
     });
     assertThat(slow.peak()).isEqualTo(2);
     assertThat(fw.slotTable().view().endpoints().get("b1").active()).isZero();
+    String metrics = client.request(HttpMethod.GET, fw.adminPort(), "127.0.0.1", "/metrics")
+        .compose(r -> r.send()).compose(HttpClientResponse::body).await(5, TimeUnit.SECONDS).toString();
+    assertThat(metrics).contains("fairway_slot_timeouts_total{service=\"s\"} 3.0")
+        .contains("fairway_slot_wait_seconds_count{service=\"s\"} 3")
+        .contains("fairway_backend_capacity{backend=\"b1\"} 2.0");
   }
 
   @Test
   void longerWaitServesAllInOrderOfArrivalNeverAboveCapacity() throws Exception {
     ConcurrentLinkedQueue<String> arrivals = new ConcurrentLinkedQueue<>();
-    TestBackend slow = slowBackend(1000, arrivals);
+    TestBackend slow = slowBackend(700, 150, arrivals);
     Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", slow.port(), 2))
         .slots(2, 3000).build()).await(10, TimeUnit.SECONDS);
 

@@ -1,0 +1,102 @@
+package dev.fairway.metrics;
+
+import dev.fairway.slots.SlotTable;
+import dev.fairway.slots.TableView;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Fairway's own meters, labelled only by backend id and service name (bounded cardinality).
+ *
+ * <p>Example: after {@code syncTopology(Set.of("b1"), Set.of("api"))} the registry has
+ * {@code fairway_backend_active{backend="b1"}}, {@code fairway_backend_capacity{backend="b1"}} and
+ * {@code fairway_service_waiting{service="api"}}, read live from the slot table; a backend that
+ * leaves the config loses its gauges.
+ */
+public final class FairwayMetrics {
+  private final MeterRegistry registry;
+  private final SlotTable table;
+  private final Map<String, ServiceMeters> services = new ConcurrentHashMap<>();
+  private final Map<String, List<Meter>> backendGauges = new ConcurrentHashMap<>();
+  private final Map<String, Meter> serviceGauges = new ConcurrentHashMap<>();
+
+  public FairwayMetrics(MeterRegistry registry, SlotTable table) {
+    this.registry = registry;
+    this.table = table;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The meters of a service, created on first use. */
+  public ServiceMeters service(String name) {
+    ServiceMeters m = services.get(name);
+    return m != null ? m : services.computeIfAbsent(name, this::create);
+  }
+
+  private ServiceMeters create(String name) {
+    return new ServiceMeters(
+        Timer.builder("fairway_slot_wait").description("Wait for a free slot, of requests that had to wait")
+            .tag("service", name).publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofMinutes(1)).register(registry),
+        counter("fairway_slot_timeouts", name, "Requests that got no slot within waitTimeoutMs"),
+        counter("fairway_slot_rejections_queue_full", name, "Requests rejected because maxWaiting requests waited"),
+        counter("fairway_slot_rejections_no_backend", name, "Requests rejected because no backend was available"),
+        counter("fairway_retries", name, "Requests retried on another backend after a failed connect"));
+  }
+
+  private Counter counter(String meter, String service, String description) {
+    return Counter.builder(meter).description(description).tag("service", service).register(registry);
+  }
+
+  /** Registers gauges for new backends and services and removes those of departed ones. */
+  public synchronized void syncTopology(Set<String> backendIds, Set<String> serviceNames) {
+    for (String id : backendIds) {
+      backendGauges.computeIfAbsent(id, k -> List.of(
+          Gauge.builder("fairway_backend_active", () -> counts(k).active()).tag("backend", k)
+              .description("Requests in flight to the backend from this process").register(registry),
+          Gauge.builder("fairway_backend_capacity", () -> counts(k).capacity()).tag("backend", k)
+              .description("On-proxy capacity of the backend").register(registry)));
+    }
+    removeMissing(backendGauges, backendIds);
+    for (String name : serviceNames) {
+      serviceGauges.computeIfAbsent(name, k -> Gauge.builder("fairway_service_waiting", () -> waiting(k))
+          .tag("service", k).description("Requests waiting for a free slot").register(registry));
+    }
+    for (String name : new ArrayList<>(serviceGauges.keySet())) {
+      if (!serviceNames.contains(name)) {
+        registry.remove(serviceGauges.remove(name));
+      }
+    }
+  }
+
+  private void removeMissing(Map<String, List<Meter>> gauges, Set<String> keep) {
+    for (String id : new ArrayList<>(gauges.keySet())) {
+      if (!keep.contains(id)) {
+        Collection<Meter> meters = gauges.remove(id);
+        meters.forEach(registry::remove);
+      }
+    }
+  }
+
+  private TableView.EndpointCounts counts(String id) {
+    TableView.EndpointCounts c = table.endpointCounts(id);
+    return c == null ? new TableView.EndpointCounts(0, 0) : c;
+  }
+
+  private int waiting(String service) {
+    TableView.ServiceCounts c = table.serviceCounts(service);
+    return c == null ? 0 : c.waiting();
+  }
+}

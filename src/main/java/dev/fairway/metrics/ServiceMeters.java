@@ -1,0 +1,20 @@
+package dev.fairway.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The per-service meters the proxy records on its request path.
+ *
+ * <p>Example: a request that waited 120 ms for a slot records 0.12 s in {@code slotWait}; one that
+ * gave up after {@code waitTimeoutMs} increments {@code slotTimeouts}.
+ *
+ * @param slotWait      wait of requests that found every slot taken
+ * @param slotTimeouts  requests that got no slot within {@code waitTimeoutMs}
+ * @param queueFull     requests rejected at once because {@code maxWaiting} requests waited
+ * @param noBackend     requests rejected because no backend of the subset was available
+ * @param retries       requests retried on another backend after a failed connect
+ */
+public record ServiceMeters(Timer slotWait, Counter slotTimeouts, Counter queueFull, Counter noBackend,
+                            Counter retries) {
+}
