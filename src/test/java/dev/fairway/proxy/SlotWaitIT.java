@@ -141,6 +141,10 @@ class SlotWaitIT {
     assertThat(second.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
   }
 
+  /**
+   * The backend's own in-flight peak is not asserted here: an aborted exchange releases its slot
+   * when Fairway resets the backend connection, and the backend notices the reset a moment later.
+   */
   @Test
   void aThousandClientAbortsWhileWaitingOrBeingServedLeaveNoSlotBehind() throws Exception {
     TestBackend slow = slowBackend(200, new ConcurrentLinkedQueue<>());
@@ -174,7 +178,6 @@ class SlotWaitIT {
     }
     assertThat(fw.slotTable().view().endpoints().get("b1").active()).isZero();
     assertThat(fw.slotTable().view().services().get("s").waiting()).isZero();
-    assertThat(slow.peak()).isLessThanOrEqualTo(5);
     Result after = get(port, 0).await(5, TimeUnit.SECONDS);
     assertThat(after.status()).isEqualTo(200);
   }
