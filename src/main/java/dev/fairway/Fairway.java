@@ -2,6 +2,7 @@ package dev.fairway;
 
 import dev.fairway.admin.AdminVerticle;
 import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.LocalCodec;
@@ -63,6 +64,7 @@ public final class Fairway {
 
   private Future<?> deploy() {
     vertx.eventBus().registerDefaultCodec(BalancerSnapshot.class, new LocalCodec<>(BalancerSnapshot.class));
+    vertx.eventBus().registerDefaultCodec(ObservationBatch.class, new LocalCodec<>(ObservationBatch.class));
     Future<?> demo = config.demo()
         .<Future<?>>map(d -> vertx.deployVerticle(new DemoVerticle(d)).onSuccess(id ->
             LOG.info("demo backends listening on 127.0.0.1 ports {}",

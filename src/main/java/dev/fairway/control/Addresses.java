@@ -11,6 +11,12 @@ public final class Addresses {
   public static final String SNAPSHOT = "fairway.snapshot";
   /** Request: reply with the current {@code BalancerSnapshot}. */
   public static final String SNAPSHOT_GET = "fairway.snapshot.get";
+  /** Send: a proxy verticle's {@code ObservationBatch} of the last period. */
+  public static final String OBSERVATIONS = "fairway.observations";
+  /** Send: a backend id that answered with {@code Lame-Duck: true}. */
+  public static final String LAME_DUCK_SIGNAL = "fairway.lame-duck-signal";
+  /** Request: an admin command (JSON with {@code op}); reply with JSON or fail with a status. */
+  public static final String COMMANDS = "fairway.commands";
   /** Request: reply with the JSON array of {@code GET /api/services}. */
   public static final String SERVICES = "fairway.services";
 

@@ -45,6 +45,10 @@ final class Exchange extends Waiter {
   private boolean responseTimedOut;
   private boolean clientGone;
   private boolean done;
+  private String loadReport;
+
+  /** How an exchange ended, as far as the backend's record is concerned. */
+  private enum Outcome { OK, FAILED, ABORTED }
 
   Exchange(ProxyVerticle proxy, HttpServerRequest req, Route route, SlotTable table, ServiceMeters meters,
            Context context) {
@@ -102,7 +106,7 @@ final class Exchange extends Waiter {
       }
       meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
       if (clientGone) {
-        release(false);
+        release(Outcome.ABORTED);
       } else {
         connect(endpoint);
       }
@@ -128,7 +132,7 @@ final class Exchange extends Waiter {
     HttpClientRequest creq = ar.result();
     if (clientGone) {
       creq.reset();
-      release(false);
+      release(Outcome.ABORTED);
       return;
     }
     backendReq = creq;
@@ -166,7 +170,7 @@ final class Exchange extends Waiter {
   }
 
   private void onConnectFailed() {
-    release(true);
+    release(Outcome.FAILED);
     if (clientGone) {
       return;
     }
@@ -201,7 +205,7 @@ final class Exchange extends Waiter {
   private void onResponse(AsyncResult<HttpClientResponse> ar) {
     cancelResponseTimer();
     if (ar.failed()) {
-      release(true);
+      release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
       if (!clientGone) {
         fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT : Failure.BAD_RESPONSE);
       }
@@ -210,8 +214,12 @@ final class Exchange extends Waiter {
     HttpClientResponse bresp = ar.result();
     if (clientGone) {
       backendReq.reset();
-      release(false);
+      release(Outcome.ABORTED);
       return;
+    }
+    loadReport = bresp.getHeader(Headers.LOAD_METRICS);
+    if ("true".equalsIgnoreCase(bresp.getHeader(Headers.LAME_DUCK))) {
+      proxy.lameDuckSignal(endpoint());
     }
     resp.setStatusCode(bresp.statusCode());
     if (bresp.statusMessage() != null) {
@@ -221,11 +229,11 @@ final class Exchange extends Waiter {
     if (!resp.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
       resp.setChunked(true);
     }
-    boolean serverError = bresp.statusCode() >= 500;
+    Outcome outcome = bresp.statusCode() >= 500 ? Outcome.FAILED : Outcome.OK;
     bresp.pipe().endOnFailure(false).to(resp).onComplete(piped -> {
       if (piped.succeeded()) {
         done = true;
-        release(serverError);
+        release(outcome);
       } else {
         abort();
       }
@@ -239,7 +247,7 @@ final class Exchange extends Waiter {
     }
     done = true;
     resp.reset();
-    release(true);
+    release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
   }
 
   private void onClientGone() {
@@ -266,9 +274,12 @@ final class Exchange extends Waiter {
     proxy.respond(req, f, route.waitTimeoutMs());
   }
 
-  private void release(boolean failed) {
+  private void release(Outcome outcome) {
     long now = System.nanoTime();
-    table.release(this, now, now - slotNanos, failed);
+    long latency = now - slotNanos;
+    if (table.release(this, now, latency, outcome == Outcome.FAILED) && outcome != Outcome.ABORTED) {
+      proxy.tally().record(endpoint().id(), latency, outcome == Outcome.FAILED, loadReport);
+    }
   }
 
   private Vertx vertx() {

@@ -1,6 +1,8 @@
 package dev.fairway.proxy;
 
 import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.balancer.Route;
 import dev.fairway.config.ProxySettings;
 import dev.fairway.control.Addresses;
@@ -9,6 +11,7 @@ import dev.fairway.slots.SlotTable;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
@@ -33,6 +36,8 @@ import java.util.function.IntConsumer;
  */
 public final class ProxyVerticle extends VerticleBase {
   private static final Buffer NEWLINE = Buffer.buffer("\n");
+  private static final long OBSERVATION_PERIOD_MS = 250;
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   private final ProxySettings settings;
   private final SlotTable table;
@@ -41,6 +46,7 @@ public final class ProxyVerticle extends VerticleBase {
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   private HttpClientAgent client;
   private HttpServer server;
+  private final Tally tally = new Tally();
 
   /**
    * @param settings    listener settings
@@ -71,6 +77,7 @@ public final class ProxyVerticle extends VerticleBase {
         .setDecompressionSupported(false)
         .setCompressionSupported(false);
     server = vertx.createHttpServer(options).requestHandler(this::handle);
+    vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
     return consumer.completion()
         .compose(v -> vertx.eventBus().<BalancerSnapshot>request(Addresses.SNAPSHOT_GET, null))
         .onSuccess(m -> swap(m.body()))
@@ -91,6 +98,27 @@ public final class ProxyVerticle extends VerticleBase {
 
   HttpClientAgent client() {
     return client;
+  }
+
+  Tally tally() {
+    return tally;
+  }
+
+  private void flushTally() {
+    ObservationBatch batch = tally.drain();
+    if (batch != null) {
+      vertx.eventBus().send(Addresses.OBSERVATIONS, batch, LOCAL);
+    }
+  }
+
+  /**
+   * A backend answered with {@code Lame-Duck: true}: stop granting it slots in this process at
+   * once, and tell the balancer (a rare event, not per request).
+   */
+  void lameDuckSignal(Endpoint endpoint) {
+    if (table.markUnavailable(endpoint.id())) {
+      vertx.eventBus().send(Addresses.LAME_DUCK_SIGNAL, endpoint.id(), LOCAL);
+    }
   }
 
   private void handle(HttpServerRequest req) {

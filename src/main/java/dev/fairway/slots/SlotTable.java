@@ -216,6 +216,24 @@ public final class SlotTable {
     return new TableView(ep, sv);
   }
 
+  /**
+   * Stops new grants on a backend at once (a {@code Lame-Duck} header seen by a proxy), until the
+   * balancer's next {@link #apply} says otherwise.
+   *
+   * @return {@code true} if the backend was available until now
+   */
+  public synchronized boolean markUnavailable(String id) {
+    Endpoint e = endpoints.get(id);
+    if (e == null || !e.available()) {
+      return false;
+    }
+    e.setAvailable(false);
+    for (ServiceSlots s : servicesOf.getOrDefault(e, List.of())) {
+      s.strategy.reset(s.members);
+    }
+    return true;
+  }
+
   /** Active and capacity of one backend, or {@code null} if unknown. */
   public synchronized TableView.EndpointCounts endpointCounts(String id) {
     Endpoint e = endpoints.get(id);
