@@ -5,7 +5,13 @@ import dev.fairway.control.Addresses;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
@@ -47,6 +53,24 @@ public final class AdminVerticle extends VerticleBase {
     router.get("/health").handler(this::health);
     router.get("/api/services").handler(this::services);
     router.get("/metrics").handler(this::metrics);
+    BearerAuth auth = new BearerAuth(settings.token());
+    router.route("/api/*").method(HttpMethod.POST).method(HttpMethod.DELETE).method(HttpMethod.PUT)
+        .method(HttpMethod.PATCH).handler(rc -> {
+          if (auth.allows(rc.request().getHeader(HttpHeaders.AUTHORIZATION))) {
+            rc.next();
+          } else {
+            rc.response().putHeader("WWW-Authenticate", "Bearer");
+            plain(rc, 401, "missing or wrong bearer token");
+          }
+        });
+    router.post("/api/backends/:id/lame-duck").handler(rc -> command(rc, 200, new JsonObject()
+        .put("op", "lame-duck").put("id", rc.pathParam("id")).put("on", true)));
+    router.delete("/api/backends/:id/lame-duck").handler(rc -> command(rc, 200, new JsonObject()
+        .put("op", "lame-duck").put("id", rc.pathParam("id")).put("on", false)));
+    router.post("/api/services/:name/backends").handler(BodyHandler.create().setBodyLimit(1 << 20))
+        .handler(this::addBackends);
+    router.delete("/api/services/:name/backends/:id").handler(rc -> command(rc, 200, new JsonObject()
+        .put("op", "remove-backend").put("service", rc.pathParam("name")).put("id", rc.pathParam("id"))));
     server = vertx.createHttpServer().requestHandler(router);
     return server.listen(settings.port(), settings.host()).onSuccess(s -> onListening.accept(s.actualPort()));
   }
@@ -56,6 +80,38 @@ public final class AdminVerticle extends VerticleBase {
     rc.response().setStatusCode(drainingNow ? 503 : 200)
         .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
         .end(drainingNow ? "draining\n" : "ok\n");
+  }
+
+  private void addBackends(RoutingContext rc) {
+    Object body;
+    try {
+      body = Json.decodeValue(rc.body().asString());
+    } catch (RuntimeException e) {
+      plain(rc, 400, "body is not valid JSON; expected an array of {\"url\", \"capacity\", \"id\"?, \"weight\"?}");
+      return;
+    }
+    command(rc, 201, new JsonObject().put("op", "add-backends").put("service", rc.pathParam("name"))
+        .put("backends", body));
+  }
+
+  /** Sends a command to the balancer and maps its answer (or failure code) to the response. */
+  private void command(RoutingContext rc, int okStatus, JsonObject cmd) {
+    vertx.eventBus().request(Addresses.COMMANDS, cmd).onComplete(ar -> {
+      if (ar.succeeded()) {
+        Object reply = ar.result().body();
+        rc.response().setStatusCode(okStatus).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+            .end(reply instanceof JsonObject o ? o.encodePrettily() : ((JsonArray) reply).encodePrettily());
+      } else if (ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
+        plain(rc, re.failureCode(), re.getMessage());
+      } else {
+        plain(rc, 503, "balancer did not answer: " + ar.cause().getMessage());
+      }
+    });
+  }
+
+  private static void plain(RoutingContext rc, int status, String line) {
+    rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .end(line + "\n");
   }
 
   private void metrics(RoutingContext rc) {

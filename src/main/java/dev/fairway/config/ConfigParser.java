@@ -43,6 +43,37 @@ public final class ConfigParser {
     return new ConfigParser().build(root, env);
   }
 
+  /**
+   * Validates backends added at run time ({@code POST /api/services/{name}/backends}), with the
+   * same rules as the file; paths read {@code [0].url}.
+   *
+   * @param json            the decoded request body: an array of backend objects
+   * @param defaultCapacity the service's {@code slots.capacity}
+   * @throws ConfigException with one line per problem
+   */
+  public static List<BackendConfig> parseBackends(Object json, int defaultCapacity) throws ConfigException {
+    List<String> problems = new ArrayList<>();
+    List<BackendConfig> out = new ArrayList<>();
+    if (!(json instanceof List<?> list) || list.isEmpty()) {
+      throw new ConfigException(List.of("$: " + Node.show(json) + " is invalid; expected a non-empty JSON array of "
+          + "{\"url\", \"capacity\", \"id\"?, \"weight\"?}"));
+    }
+    Set<String> ids = new HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      Node n = Node.element(i, list.get(i), problems);
+      BackendConfig b = n == null ? null : backend(n, defaultCapacity);
+      if (b != null && !ids.add(b.id())) {
+        problems.add("[" + i + "]: backend id \"" + b.id() + "\" is listed twice; expected unique ids");
+      } else if (b != null) {
+        out.add(b);
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return out;
+  }
+
   private FairwayConfig build(Object rootValue, Map<String, String> env) throws ConfigException {
     Node root = Node.root(rootValue, problems);
     ProxySettings proxy = proxy(root.object("proxy"));

@@ -27,6 +27,16 @@ final class Node {
     this.problems = problems;
   }
 
+  /** An element of a top-level array, at path {@code [index]}; a non-object records a problem. */
+  static Node element(int index, Object value, List<String> problems) {
+    String p = "[" + index + "]";
+    if (value instanceof Map<?, ?> m) {
+      return new Node(p, cast(m), problems);
+    }
+    problems.add(p + ": " + show(value) + " is invalid; expected a JSON object");
+    return null;
+  }
+
   static Node root(Object value, List<String> problems) {
     if (value instanceof Map<?, ?> m) {
       return new Node("", cast(m), problems);

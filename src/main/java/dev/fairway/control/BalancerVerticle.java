@@ -1,10 +1,22 @@
 package dev.fairway.control;
 
+import dev.fairway.JsonValues;
 import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.balancer.Observation;
+import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.balancer.Route;
+import dev.fairway.balancer.Subsetter;
 import dev.fairway.config.BackendConfig;
+import dev.fairway.config.ConfigException;
+import dev.fairway.config.ConfigParser;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.health.BackendStatus;
+import dev.fairway.health.HealthThresholds;
+import dev.fairway.health.OutlierDetector;
+import dev.fairway.health.OutlierEvent;
+import dev.fairway.health.OutlierSettings;
+import dev.fairway.health.Transition;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.slots.EndpointSpec;
 import dev.fairway.slots.ServiceSpec;
@@ -13,28 +25,52 @@ import dev.fairway.slots.TableView;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The single verticle that owns the backend table: it turns the configuration (and later health,
- * lame-duck and load reports) into the slot table's shape and an immutable
- * {@link BalancerSnapshot}, which it publishes to every proxy verticle.
+ * The single verticle that owns the backend table: subsets, active health checks, passive
+ * ejection, lame duck, draining and the admin commands. Whenever anything changes it reshapes the
+ * process-wide {@link SlotTable} and publishes a new immutable {@link BalancerSnapshot} to every
+ * proxy verticle. It talks to the rest only over the event bus.
  *
- * <p>Example: with services {@code a} (b1, b2) and {@code b} (b2), the slot table gets two
- * backends, b2 shared by both services, and the snapshot gets two routes.
+ * <p>Example: backend b2 answers a request with {@code Lame-Duck: true}; the proxy stops granting
+ * it slots at once and signals {@link Addresses#LAME_DUCK_SIGNAL}; this verticle logs
+ * {@code backend b2 healthy -> lame-duck: Lame-Duck: true on a response}, republishes, and lets b2
+ * back in once a health check passes without the header.
  */
 public final class BalancerVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(BalancerVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+  private static final long TICK_MS = 1000;
+  private static final int NON_MEMBER_CHECK_FACTOR = 5;
 
   private final SlotTable table;
   private final FairwayMetrics metrics;
-  private FairwayConfig config;
+  private final FairwayConfig config;
+  private final Map<String, BackendEntry> backends = new LinkedHashMap<>();
+  private final Map<String, ServiceConfig> services = new LinkedHashMap<>();
+  private final Map<String, List<String>> serviceMembers = new LinkedHashMap<>();
+  private final Map<String, Set<String>> subsets = new LinkedHashMap<>();
+  private final OutlierDetector outliers = new OutlierDetector(OutlierSettings.DEFAULTS);
+  private long outlierTimer = -1;
+  private long lastTickNanos = System.nanoTime();
+  private HttpClientAgent healthClient;
+  private HealthChecker checker;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
 
   public BalancerVerticle(FairwayConfig config, SlotTable table, FairwayMetrics metrics) {
@@ -45,70 +81,344 @@ public final class BalancerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    healthClient = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false).setName("fairway-health"));
+    checker = new HealthChecker(healthClient);
     var bus = vertx.eventBus();
     bus.<Void>localConsumer(Addresses.SNAPSHOT_GET, m -> m.reply(snapshot, LOCAL));
     bus.<Void>localConsumer(Addresses.SERVICES, m -> m.reply(servicesJson()));
-    applyConfig();
+    bus.<ObservationBatch>localConsumer(Addresses.OBSERVATIONS, m -> onObservations(m.body()));
+    bus.<String>localConsumer(Addresses.LAME_DUCK_SIGNAL, m -> onLameDuckHeader(m.body()));
+    bus.<JsonObject>localConsumer(Addresses.COMMANDS, this::onCommand);
+    loadConfig();
+    vertx.setPeriodic(TICK_MS, id -> tick());
     return Future.succeededFuture();
   }
 
-  private void applyConfig() {
-    Map<String, BackendConfig> backends = new LinkedHashMap<>();
-    List<ServiceSpec> services = new ArrayList<>();
-    for (ServiceConfig s : config.services()) {
-      List<String> ids = new ArrayList<>();
-      for (BackendConfig b : s.backends()) {
-        backends.putIfAbsent(b.id(), b);
-        ids.add(b.id());
-      }
-      services.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ids));
-    }
-    List<EndpointSpec> endpoints = new ArrayList<>();
-    for (BackendConfig b : backends.values()) {
-      endpoints.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), b.weight(), true));
-    }
-    table.apply(endpoints, services, System.nanoTime());
-    metrics.syncTopology(backends.keySet(), services.stream().map(ServiceSpec::name).collect(Collectors.toSet()));
-    List<Route> routes = new ArrayList<>();
-    for (ServiceConfig s : config.services()) {
-      routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), table.service(s.name())));
-    }
-    publish(new BalancerSnapshot(snapshot.version() + 1, routes));
+  @Override
+  public Future<?> stop() {
+    return healthClient.close();
   }
 
-  private void publish(BalancerSnapshot next) {
-    snapshot = next;
-    vertx.eventBus().publish(Addresses.SNAPSHOT, next, LOCAL);
+  private void loadConfig() {
+    for (ServiceConfig s : config.services()) {
+      services.put(s.name(), s);
+      List<String> ids = new ArrayList<>();
+      for (BackendConfig b : s.backends()) {
+        ids.add(b.id());
+        addBackend(b, s, true).services.add(s.name());
+      }
+      serviceMembers.put(s.name(), ids);
+    }
+    if (!backends.isEmpty()) {
+      LOG.info("serving optimistically: {} backends count as healthy until their first health checks",
+          backends.size());
+    }
+    publish();
   }
+
+  private BackendEntry addBackend(BackendConfig b, ServiceConfig service, boolean atStartUp) {
+    BackendEntry entry = backends.get(b.id());
+    if (entry == null) {
+      entry = new BackendEntry(b, service.healthCheck(),
+          new BackendStatus(b.id(), HealthThresholds.of(service.healthCheck()), atStartUp));
+      backends.put(b.id(), entry);
+      long firstCheck = atStartUp
+          ? ThreadLocalRandom.current().nextLong(1, Math.max(2, service.healthCheck().intervalMs()))
+          : 1;
+      scheduleCheck(entry, firstCheck);
+    }
+    return entry;
+  }
+
+  /** Reshapes the slot table and publishes a new snapshot. */
+  private void publish() {
+    subsets.clear();
+    Set<String> inAny = new HashSet<>();
+    List<ServiceSpec> serviceSpecs = new ArrayList<>();
+    for (ServiceConfig s : services.values()) {
+      List<String> members = serviceMembers.get(s.name());
+      List<String> subset = Subsetter.subset(members, config.subsetting().clientId(), s.subsetSize());
+      subsets.put(s.name(), new LinkedHashSet<>(subset));
+      inAny.addAll(subset);
+      List<String> ordered = members.stream().filter(subsets.get(s.name())::contains).toList();
+      serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered));
+    }
+    List<EndpointSpec> endpointSpecs = new ArrayList<>();
+    for (BackendEntry e : backends.values()) {
+      e.inAnySubset = inAny.contains(e.id());
+      BackendConfig b = e.config;
+      endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), b.weight(), e.status.available()));
+    }
+    outliers.setMembers(backends.keySet());
+    table.apply(endpointSpecs, serviceSpecs, System.nanoTime());
+    metrics.syncTopology(backends.keySet(), services.keySet());
+    List<Route> routes = new ArrayList<>();
+    for (ServiceConfig s : services.values()) {
+      routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), table.service(s.name())));
+    }
+    snapshot = new BalancerSnapshot(snapshot.version() + 1, routes);
+    vertx.eventBus().publish(Addresses.SNAPSHOT, snapshot, LOCAL);
+  }
+
+  private void transition(BackendEntry entry, Optional<Transition> t) {
+    t.ifPresent(tr -> {
+      LOG.info("backend {} {}", entry.id(), tr);
+      metrics.transition(entry.id(), tr.to().jsonName());
+      publish();
+    });
+  }
+
+  // ---- active health checks
+
+  private void scheduleCheck(BackendEntry entry, long delayMs) {
+    entry.checkTimer = vertx.setTimer(Math.max(1, delayMs), id -> {
+      entry.checkTimer = -1;
+      runCheck(entry);
+    });
+  }
+
+  private void checkNow(BackendEntry entry) {
+    if (entry.checkTimer >= 0) {
+      vertx.cancelTimer(entry.checkTimer);
+      entry.checkTimer = -1;
+      runCheck(entry);
+    }
+  }
+
+  private void runCheck(BackendEntry entry) {
+    if (entry.removed) {
+      return;
+    }
+    BackendConfig b = entry.config;
+    checker.check(b.host(), b.port(), entry.healthCheck).onSuccess(r -> {
+      if (entry.removed || backends.get(entry.id()) != entry) {
+        return;
+      }
+      transition(entry, r.status() == 0
+          ? entry.status.onCheckFailure(r.failure())
+          : entry.status.onCheckResponse(r.status(), r.lameDuck()));
+      long interval = entry.healthCheck.intervalMs() * (entry.inAnySubset ? 1 : NON_MEMBER_CHECK_FACTOR);
+      long jitter = interval / 10;
+      scheduleCheck(entry, interval - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1));
+    });
+  }
+
+  // ---- passive signals from the proxies
+
+  private void onLameDuckHeader(String id) {
+    BackendEntry entry = backends.get(id);
+    if (entry != null) {
+      Optional<Transition> t = entry.status.onLameDuckHeader();
+      if (t.isEmpty()) {
+        publish();
+      }
+      transition(entry, t);
+    }
+  }
+
+  private void onObservations(ObservationBatch batch) {
+    long now = System.nanoTime();
+    for (Observation o : batch.observations()) {
+      BackendEntry entry = backends.get(o.backendId());
+      if (entry == null) {
+        continue;
+      }
+      entry.stats.add(o);
+      if (o.sawSuccess()) {
+        outliers.onSuccess(o.backendId());
+      }
+      int failures = o.sawSuccess() ? o.trailingFailures() : o.failures();
+      for (int i = 0; i < failures; i++) {
+        outliers.onFailure(o.backendId(), "consecutive connect failures or 5xx", now)
+            .ifPresent(ev -> onEjected(entry, ev));
+      }
+    }
+  }
+
+  private void onEjected(BackendEntry entry, OutlierEvent ev) {
+    transition(entry, entry.status.eject(ev.reason()));
+    scheduleOutlierReturns();
+  }
+
+  private void scheduleOutlierReturns() {
+    if (outlierTimer >= 0) {
+      vertx.cancelTimer(outlierTimer);
+      outlierTimer = -1;
+    }
+    outliers.nextReturnNanos().ifPresent(at -> outlierTimer = vertx.setTimer(
+        Math.max(1, (at - System.nanoTime()) / 1_000_000), id -> {
+          outlierTimer = -1;
+          for (OutlierEvent ev : outliers.returnDue(System.nanoTime())) {
+            BackendEntry entry = backends.get(ev.backendId());
+            if (entry != null) {
+              transition(entry, entry.status.endEjection(ev.reason()));
+              checkNow(entry);
+            }
+          }
+          scheduleOutlierReturns();
+        }));
+  }
+
+  private void tick() {
+    long now = System.nanoTime();
+    double seconds = Math.max(0.001, (now - lastTickNanos) / 1e9);
+    lastTickNanos = now;
+    boolean removedAny = false;
+    for (BackendEntry e : new ArrayList<>(backends.values())) {
+      e.stats.tick(seconds);
+      if (e.status.draining()) {
+        TableView.EndpointCounts c = table.endpointCounts(e.id());
+        if (c == null || c.active() == 0) {
+          forget(e);
+          removedAny = true;
+        }
+      }
+    }
+    if (removedAny) {
+      publish();
+    }
+  }
+
+  private void forget(BackendEntry e) {
+    e.removed = true;
+    if (e.checkTimer >= 0) {
+      vertx.cancelTimer(e.checkTimer);
+    }
+    backends.remove(e.id());
+    serviceMembers.values().forEach(ids -> ids.remove(e.id()));
+    LOG.info("backend {} drained and removed", e.id());
+  }
+
+  // ---- admin commands
+
+  private void onCommand(Message<JsonObject> m) {
+    JsonObject cmd = m.body();
+    switch (cmd.getString("op", "")) {
+      case "lame-duck" -> lameDuck(m, cmd.getString("id"), cmd.getBoolean("on", true));
+      case "add-backends" -> addBackends(m, cmd.getString("service"), cmd.getValue("backends"));
+      case "remove-backend" -> removeBackend(m, cmd.getString("service"), cmd.getString("id"));
+      default -> m.fail(400, "unknown command " + cmd.getString("op"));
+    }
+  }
+
+  private void lameDuck(Message<JsonObject> m, String id, boolean on) {
+    BackendEntry entry = backends.get(id);
+    if (entry == null) {
+      m.fail(404, "unknown backend id " + id);
+      return;
+    }
+    transition(entry, on ? entry.status.enterLameDuck() : entry.status.leaveLameDuck());
+    if (!on) {
+      checkNow(entry);
+    }
+    m.reply(backendJson(entry, null, table.view()));
+  }
+
+  private void addBackends(Message<JsonObject> m, String serviceName, Object body) {
+    ServiceConfig service = services.get(serviceName);
+    if (service == null) {
+      m.fail(404, "unknown service " + serviceName);
+      return;
+    }
+    List<BackendConfig> added;
+    try {
+      added = ConfigParser.parseBackends(JsonValues.toPlain(body), service.slots().capacity());
+    } catch (ConfigException e) {
+      m.fail(400, String.join("; ", e.problems()));
+      return;
+    }
+    for (int i = 0; i < added.size(); i++) {
+      BackendEntry existing = backends.get(added.get(i).id());
+      if (existing != null && !existing.config.url().equals(added.get(i).url())) {
+        m.fail(400, "[" + i + "].id: \"" + existing.id() + "\" already names " + existing.config.url()
+            + "; expected a new id or the same url");
+        return;
+      }
+    }
+    JsonArray out = new JsonArray();
+    List<String> members = serviceMembers.get(serviceName);
+    for (BackendConfig b : added) {
+      BackendEntry entry = addBackend(b, service, false);
+      entry.services.add(serviceName);
+      if (!members.contains(b.id())) {
+        members.add(b.id());
+      }
+      LOG.info("backend {} ({}) added to service {} by API; it serves once a health check passes",
+          b.id(), b.url(), serviceName);
+    }
+    publish();
+    TableView view = table.view();
+    added.forEach(b -> out.add(backendJson(backends.get(b.id()), serviceName, view)));
+    m.reply(out);
+  }
+
+  private void removeBackend(Message<JsonObject> m, String serviceName, String id) {
+    List<String> members = serviceMembers.get(serviceName);
+    if (members == null) {
+      m.fail(404, "unknown service " + serviceName);
+      return;
+    }
+    BackendEntry entry = backends.get(id);
+    if (entry == null || !members.contains(id)) {
+      m.fail(404, "unknown backend id " + id + " in service " + serviceName);
+      return;
+    }
+    entry.services.remove(serviceName);
+    if (entry.services.isEmpty()) {
+      transition(entry, entry.status.drain("removed from service " + serviceName + " by API"));
+    } else {
+      members.remove(id);
+      LOG.info("backend {} removed from service {} by API", id, serviceName);
+      publish();
+    }
+    m.reply(backendJson(entry, serviceName, table.view()));
+  }
+
+  // ---- views
 
   private JsonArray servicesJson() {
     TableView view = table.view();
     JsonArray out = new JsonArray();
-    for (ServiceConfig s : config.services()) {
+    for (ServiceConfig s : services.values()) {
       TableView.ServiceCounts sc = view.services().get(s.name());
-      JsonArray backends = new JsonArray();
-      for (BackendConfig b : s.backends()) {
-        TableView.EndpointCounts ec = view.endpoints().get(b.id());
-        backends.add(new JsonObject()
-            .put("id", b.id())
-            .put("url", b.url())
-            .put("state", "healthy")
-            .put("inSubset", true)
-            .put("active", ec == null ? 0 : ec.active())
-            .put("capacity", ec == null ? b.capacity() : ec.capacity())
-            .put("weight", b.weight())
-            .put("utilization", 0.0)
-            .put("qps", 0.0)
-            .put("eps", 0.0)
-            .put("latencyMs", 0.0));
+      JsonArray list = new JsonArray();
+      for (String id : serviceMembers.get(s.name())) {
+        BackendEntry e = backends.get(id);
+        if (e != null) {
+          list.add(backendJson(e, s.name(), view));
+        }
       }
       out.add(new JsonObject()
           .put("name", s.name())
           .put("strategy", s.strategy().configName())
           .put("waiting", sc == null ? 0 : sc.waiting())
           .put("active", sc == null ? 0 : sc.active())
-          .put("backends", backends));
+          .put("clientId", config.subsetting().clientId())
+          .put("clientCount", config.subsetting().clientCount())
+          .put("backends", list));
     }
     return out;
+  }
+
+  private JsonObject backendJson(BackendEntry e, String service, TableView view) {
+    TableView.EndpointCounts c = view.endpoints().get(e.id());
+    boolean inSubset = service == null ? e.inAnySubset : subsets.getOrDefault(service, Set.of()).contains(e.id());
+    return new JsonObject()
+        .put("id", e.id())
+        .put("url", e.config.url())
+        .put("state", e.status.state().jsonName())
+        .put("reason", e.status.reason())
+        .put("inSubset", inSubset)
+        .put("active", c == null ? 0 : c.active())
+        .put("capacity", c == null ? e.config.capacity() : c.capacity())
+        .put("weight", (double) e.config.weight())
+        .put("utilization", e.stats.utilization)
+        .put("qps", round(e.stats.qps))
+        .put("eps", round(e.stats.eps))
+        .put("latencyMs", round(e.stats.latencyMs));
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 100) / 100.0;
   }
 }

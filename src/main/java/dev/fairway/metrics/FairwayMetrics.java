@@ -60,6 +60,12 @@ public final class FairwayMetrics {
     return Counter.builder(meter).description(description).tag("service", service).register(registry);
   }
 
+  /** Counts a backend's state change, labelled by the state it entered. */
+  public void transition(String backendId, String state) {
+    Counter.builder("fairway_backend_transitions").description("Backend state changes by the state entered")
+        .tag("backend", backendId).tag("state", state).register(registry).increment();
+  }
+
   /** Registers gauges for new backends and services and removes those of departed ones. */
   public synchronized void syncTopology(Set<String> backendIds, Set<String> serviceNames) {
     for (String id : backendIds) {
