@@ -11,6 +11,8 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -42,6 +44,7 @@ final class Exchange extends Waiter {
   private long slotNanos;
   private HttpClientRequest backendReq;
   private boolean retried;
+  private boolean reusedConnection;
   private boolean responseTimedOut;
   private boolean clientGone;
   private boolean done;
@@ -136,6 +139,7 @@ final class Exchange extends Waiter {
       return;
     }
     backendReq = creq;
+    reusedConnection = proxy.reuses(creq.connection());
     Headers.toBackend(req, creq.headers());
     if (req.authority() != null) {
       creq.authority(req.authority());
@@ -171,17 +175,36 @@ final class Exchange extends Waiter {
 
   private void onConnectFailed() {
     release(Outcome.FAILED);
-    if (clientGone) {
-      return;
+    if (!clientGone) {
+      retryElsewhere(Failure.CONNECT_FAILED);
     }
+  }
+
+  /**
+   * A pooled keep-alive connection that the backend had closed while idle: the request died with
+   * the connection before any response byte. A request without a body and with an idempotent
+   * method is then safe to send again, and must not turn into a client error.
+   */
+  private boolean staleConnection(Throwable cause) {
+    return reusedConnection && cause instanceof HttpClosedException && !hasBody(req) && isIdempotent(req.method());
+  }
+
+  private static boolean isIdempotent(HttpMethod m) {
+    return m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS || m == HttpMethod.TRACE
+        || m == HttpMethod.PUT || m == HttpMethod.DELETE;
+  }
+
+  /** Retries once, never on the backend that just failed; {@code otherwise} if that is not possible. */
+  private void retryElsewhere(Failure otherwise) {
     Endpoint failed = endpoint();
     if (!retried && table.acquireExcept(route.slots(), this, System.nanoTime(), failed) == Admission.GRANTED) {
       retried = true;
+      backendReq = null;
       meters.retries().increment();
       connect(endpoint());
       return;
     }
-    fail(Failure.CONNECT_FAILED);
+    fail(otherwise);
   }
 
   private void armResponseTimer() {
@@ -205,6 +228,11 @@ final class Exchange extends Waiter {
   private void onResponse(AsyncResult<HttpClientResponse> ar) {
     cancelResponseTimer();
     if (ar.failed()) {
+      if (!clientGone && !responseTimedOut && staleConnection(ar.cause())) {
+        release(Outcome.ABORTED);
+        retryElsewhere(Failure.BAD_RESPONSE);
+        return;
+      }
       release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
       if (!clientGone) {
         fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT : Failure.BAD_RESPONSE);

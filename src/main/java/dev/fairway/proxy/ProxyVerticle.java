@@ -15,6 +15,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -22,7 +23,10 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.HostAndPort;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
@@ -47,6 +51,7 @@ public final class ProxyVerticle extends VerticleBase {
   private HttpClientAgent client;
   private HttpServer server;
   private final Tally tally = new Tally();
+  private final Set<HttpConnection> usedConnections = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
    * @param settings    listener settings
@@ -102,6 +107,19 @@ public final class ProxyVerticle extends VerticleBase {
 
   Tally tally() {
     return tally;
+  }
+
+  /**
+   * Notes that a request goes out on {@code connection}.
+   *
+   * @return {@code true} if the connection carried a request before (a pooled keep-alive one)
+   */
+  boolean reuses(HttpConnection connection) {
+    if (usedConnections.add(connection)) {
+      connection.closeHandler(v -> usedConnections.remove(connection));
+      return false;
+    }
+    return true;
   }
 
   private void flushTally() {

@@ -65,6 +65,13 @@ public final class TestConfig {
     return this;
   }
 
+  public TestConfig healthCheck(long intervalMs, long timeoutMs, int healthyThreshold, int unhealthyThreshold) {
+    lastService().put("healthCheck", new JsonObject().put("path", "/health").put("intervalMs", intervalMs)
+        .put("timeoutMs", timeoutMs).put("healthyThreshold", healthyThreshold)
+        .put("unhealthyThreshold", unhealthyThreshold));
+    return this;
+  }
+
   public TestConfig instances(int n) {
     root.getJsonObject("proxy").put("instances", n);
     return this;

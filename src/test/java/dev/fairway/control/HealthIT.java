@@ -1,0 +1,214 @@
+package dev.fairway.control;
+
+import static dev.fairway.testing.TestConfig.backend;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairway.Fairway;
+import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestConfig;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Backend health end to end: active checks, connect retries, passive ejection and lame duck by
+ * API and by header, each with real backends and a real Fairway.
+ */
+class HealthIT {
+  private static final String TOKEN = "Bearer test-token-0123456789";
+  private Vertx vertx;
+  private HttpClientAgent client;
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    client = vertx.createHttpClient();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  private record Reply(int status, String body, String lameDuck) {
+  }
+
+  private Future<Reply> call(HttpMethod method, int port, String uri, String auth) {
+    RequestOptions o = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri);
+    if (auth != null) {
+      o.putHeader("Authorization", auth);
+    }
+    return client.request(o).compose(r -> r.send()).compose((HttpClientResponse resp) -> resp.body()
+        .map(b -> new Reply(resp.statusCode(), b.toString(), resp.getHeader("Lame-Duck"))));
+  }
+
+  private Reply get(int port, String uri) throws Exception {
+    return call(HttpMethod.GET, port, uri, null).await(10, TimeUnit.SECONDS);
+  }
+
+  private String bodies(int port, int n) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Reply r = get(port, "/");
+      out.add(r.status() == 200 ? r.body() : Integer.toString(r.status()));
+    }
+    return String.join(" ", out);
+  }
+
+  private String state(Fairway fw, String id) throws Exception {
+    JsonArray services = new JsonArray(call(HttpMethod.GET, fw.adminPort(), "/api/services", null)
+        .await(5, TimeUnit.SECONDS).body());
+    for (Object s : services) {
+      for (Object b : ((JsonObject) s).getJsonArray("backends")) {
+        if (((JsonObject) b).getString("id").equals(id)) {
+          return ((JsonObject) b).getString("state");
+        }
+      }
+    }
+    return "absent";
+  }
+
+  private long awaitState(Fairway fw, String id, String wanted, long timeoutMs) throws Exception {
+    return awaitState(fw, id, List.of(wanted), timeoutMs);
+  }
+
+  private long awaitState(Fairway fw, String id, List<String> wanted, long timeoutMs) throws Exception {
+    long start = System.nanoTime();
+    while (!wanted.contains(state(fw, id))) {
+      assertThat((System.nanoTime() - start) / 1_000_000).as("%s to become %s", id, wanted).isLessThan(timeoutMs);
+      Thread.sleep(20);
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  private static TestBackend named(Vertx vertx, String name) {
+    return TestBackend.start(vertx, req -> {
+      if (req.path().equals("/slow")) {
+        vertx.setTimer(2000, t -> req.response().end(name + "-slow"));
+      } else {
+        req.response().end(name);
+      }
+    });
+  }
+
+  /**
+   * The refused connects also count as passive failures, so the backend may be ejected before its
+   * health checks mark it unhealthy; either state takes it out of rotation.
+   */
+  @Test
+  void stoppedBackendIsMarkedUnhealthyInTimeAndConnectFailuresAreRetriedElsewhere() throws Exception {
+    TestBackend b1 = named(vertx, "b1");
+    TestBackend b2 = named(vertx, "b2");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", b1.port(), 10), backend("b2", b2.port(), 10))
+        .healthCheck(200, 300, 1, 2).build()).await(10, TimeUnit.SECONDS);
+    assertThat(bodies(fw.proxyPort(), 4)).isEqualTo("b1 b2 b1 b2");
+
+    b1.close();
+    assertThat(bodies(fw.proxyPort(), 6)).as("refused connects retried on b2").isEqualTo("b2 b2 b2 b2 b2 b2");
+    long took = awaitState(fw, "b1", List.of("unhealthy", "ejected"), 5000);
+    assertThat(took).as("2 x 200 ms + 300 ms, plus slack for a loaded 2-core machine").isLessThan(2500);
+    assertThat(bodies(fw.proxyPort(), 6)).isEqualTo("b2 b2 b2 b2 b2 b2");
+    assertThat(fw.metrics().registry().find("fairway_retries").counter().count()).isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  void backendAnswering500ToEverythingIsEjectedAndTrafficMovesAway() throws Exception {
+    TestBackend bad = TestBackend.start(vertx, req -> {
+      if (req.path().equals("/health")) {
+        req.response().end("ok");
+      } else {
+        req.response().setStatusCode(500).end("broken");
+      }
+    });
+    TestBackend good = named(vertx, "good");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("bad", bad.port(), 10),
+        backend("good", good.port(), 10)).healthCheck(200, 100, 1, 2).build()).await(10, TimeUnit.SECONDS);
+
+    for (int i = 0; i < 40 && !state(fw, "bad").equals("ejected"); i++) {
+      get(fw.proxyPort(), "/");
+      Thread.sleep(20);
+    }
+    assertThat(state(fw, "bad")).isEqualTo("ejected");
+    int before = bad.requests();
+    assertThat(bodies(fw.proxyPort(), 10)).isEqualTo("good good good good good good good good good good");
+    assertThat(bad.requests() - before).as("only health checks reach it").isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void lameDuckByApiDivertsNewRequestsAtOnceWhileInFlightCompletes() throws Exception {
+    TestBackend b1 = named(vertx, "b1");
+    TestBackend b2 = named(vertx, "b2");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", b1.port(), 10), backend("b2", b2.port(), 10))
+        .healthCheck(100, 100, 1, 2).build()).await(10, TimeUnit.SECONDS);
+    int port = fw.proxyPort();
+
+    Future<Reply> slow = call(HttpMethod.GET, port, "/slow", null);
+    Thread.sleep(200);
+    assertThat(call(HttpMethod.POST, fw.adminPort(), "/api/backends/b1/lame-duck", null)
+        .await(5, TimeUnit.SECONDS).status()).isEqualTo(401);
+    assertThat(call(HttpMethod.POST, fw.adminPort(), "/api/backends/nope/lame-duck", TOKEN)
+        .await(5, TimeUnit.SECONDS).status()).isEqualTo(404);
+    Reply posted = call(HttpMethod.POST, fw.adminPort(), "/api/backends/b1/lame-duck", TOKEN).await(5, TimeUnit.SECONDS);
+    assertThat(posted.status()).isEqualTo(200);
+    assertThat(new JsonObject(posted.body()).getString("state")).isEqualTo("lame-duck");
+    assertThat(call(HttpMethod.POST, fw.adminPort(), "/api/backends/b1/lame-duck", TOKEN)
+        .await(5, TimeUnit.SECONDS).status()).as("idempotent").isEqualTo(200);
+
+    assertThat(bodies(port, 6)).isEqualTo("b2 b2 b2 b2 b2 b2");
+    Reply slowReply = slow.await(5, TimeUnit.SECONDS);
+    assertThat(slowReply.status()).isEqualTo(200);
+    assertThat(slowReply.body()).isEqualTo("b1-slow");
+    Thread.sleep(300);
+    assertThat(state(fw, "b1")).as("health checks do not undo a pushed lame duck").isEqualTo("lame-duck");
+
+    assertThat(call(HttpMethod.DELETE, fw.adminPort(), "/api/backends/b1/lame-duck", TOKEN)
+        .await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+    awaitState(fw, "b1", "healthy", 2000);
+    assertThat(bodies(port, 4)).contains("b1");
+  }
+
+  @Test
+  void lameDuckHeaderDivertsWithinOneRequestAndIsNotPassedOn() throws Exception {
+    AtomicBoolean leaving = new AtomicBoolean();
+    TestBackend b1 = TestBackend.start(vertx, req -> {
+      if (req.path().equals("/slow")) {
+        vertx.setTimer(2000, t -> req.response().end("b1-slow"));
+        return;
+      }
+      if (req.path().equals("/bye")) {
+        leaving.set(true);
+      }
+      if (leaving.get()) {
+        req.response().putHeader("Lame-Duck", "true");
+      }
+      req.response().end("b1");
+    });
+    TestBackend b2 = named(vertx, "b2");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", b1.port(), 10), backend("b2", b2.port(), 10))
+        .healthCheck(100, 100, 1, 2).build()).await(10, TimeUnit.SECONDS);
+    int port = fw.proxyPort();
+
+    Future<Reply> slow = call(HttpMethod.GET, port, "/slow", null);
+    Thread.sleep(200);
+    Reply bye = get(port, "/bye");
+    assertThat(bye.body()).isEqualTo("b2");
+    Reply bye1 = get(port, "/bye");
+    assertThat(bye1.body()).isEqualTo("b1");
+    assertThat(bye1.lameDuck()).as("consumed by Fairway").isNull();
+    assertThat(bodies(port, 6)).isEqualTo("b2 b2 b2 b2 b2 b2");
+    assertThat(slow.await(5, TimeUnit.SECONDS).body()).isEqualTo("b1-slow");
+    awaitState(fw, "b1", "lame-duck", 1000);
+  }
+}
