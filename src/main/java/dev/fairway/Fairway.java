@@ -16,6 +16,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Promise;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -38,6 +41,8 @@ public final class Fairway {
   private final AtomicInteger proxyPort = new AtomicInteger();
   private final AtomicInteger adminPort = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
+  private final List<ProxyVerticle> proxies = new CopyOnWriteArrayList<>();
+  private Future<Void> drained;
 
   private Fairway(Vertx vertx, FairwayConfig config, PrometheusMeterRegistry registry) {
     this.vertx = vertx;
@@ -75,10 +80,39 @@ public final class Fairway {
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, table, metrics)))
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
-        .compose(v -> vertx.deployVerticle(() -> new ProxyVerticle(config.proxy(), table, metrics, proxyPort::set),
-            new DeploymentOptions().setInstances(instances)))
+        .compose(v -> vertx.deployVerticle(() -> {
+          ProxyVerticle p = new ProxyVerticle(config.proxy(), table, metrics, draining::get, proxyPort::set);
+          proxies.add(p);
+          return p;
+        }, new DeploymentOptions().setInstances(instances)))
         .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances)",
             config.proxy().host(), proxyPort.get(), instances));
+  }
+
+  /**
+   * The proxy's own drain: {@code GET /health} answers 503 at once and responses ask clients to
+   * close their connections; after {@code drainGraceMs} the listener stops accepting and in-flight
+   * requests get up to {@code drainTimeoutMs} to finish. Calling it again returns the same future.
+   */
+  public synchronized Future<Void> drain() {
+    if (drained != null) {
+      return drained;
+    }
+    draining.set(true);
+    long grace = config.proxy().drainGraceMs();
+    long timeout = config.proxy().drainTimeoutMs();
+    LOG.info("draining: /health answers 503; serving {} ms more, then up to {} ms for in-flight requests",
+        grace, timeout);
+    Promise<Void> graceOver = Promise.promise();
+    vertx.setTimer(Math.max(1, grace), id -> graceOver.complete());
+    drained = graceOver.future()
+        .compose(v -> Future.join(proxies.stream().map(p -> p.drain(timeout)).toList()))
+        .transform(ar -> {
+          int left = table.view().endpoints().values().stream().mapToInt(c -> c.active()).sum();
+          LOG.info("drained: listener closed, {} requests still in flight", left);
+          return Future.<Void>succeededFuture();
+        });
+    return drained;
   }
 
   public int proxyPort() {

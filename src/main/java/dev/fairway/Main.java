@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
 
 /**
  * Command line: {@code java -jar fairway.jar [-conf PATH] [-cluster]}.
@@ -57,15 +58,24 @@ public final class Main {
         .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      log.info("shutting down");
-      try {
-        vertx.close().await(30, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        log.warn("shutdown did not complete cleanly: {}", e.toString());
+    Fairway.start(vertx, config, registry).onSuccess(fairway -> {
+      long deadline = config.proxy().drainGraceMs() + config.proxy().drainTimeoutMs() + 5_000;
+      Runnable drainAndExit = () -> {
+        try {
+          fairway.drain().await(deadline, TimeUnit.MILLISECONDS);
+          vertx.close().await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          log.warn("shutdown did not complete cleanly: {}", e.toString());
+        }
+      };
+      for (String name : new String[] {"TERM", "INT"}) {
+        Signal.handle(new Signal(name), sig -> new Thread(() -> {
+          log.info("SIG{} received", name);
+          drainAndExit.run();
+          System.exit(0);
+        }, "fairway-drain").start());
       }
-    }, "fairway-shutdown"));
-    Fairway.start(vertx, config, registry).onFailure(e -> {
+    }).onFailure(e -> {
       log.error("start-up failed: {}", e.toString());
       vertx.close();
       Runtime.getRuntime().halt(1);

@@ -91,7 +91,8 @@ public final class ConfigParser {
 
   private static ProxySettings proxy(Node n) {
     ProxySettings p = new ProxySettings(n.string("host", "0.0.0.0"), n.intIn("port", 8080, 0, 65535),
-        n.intIn("instances", 0, 0, 1024));
+        n.intIn("instances", 0, 0, 1024), n.longIn("drainGraceMs", 3000, 0, 3_600_000),
+        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000));
     n.rejectUnknownKeys();
     return p;
   }

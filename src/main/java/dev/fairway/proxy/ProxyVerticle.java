@@ -27,6 +27,8 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 
 /**
@@ -47,6 +49,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final SlotTable table;
   private final FairwayMetrics metrics;
   private final IntConsumer onListening;
+  private final BooleanSupplier draining;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   private HttpClientAgent client;
   private HttpServer server;
@@ -57,10 +60,13 @@ public final class ProxyVerticle extends VerticleBase {
    * @param settings    listener settings
    * @param table       the process-wide slot table
    * @param metrics     Fairway's meters
+   * @param draining    whether this proxy is shutting down (responses then close keep-alive)
    * @param onListening told the actual port once listening
    */
-  public ProxyVerticle(ProxySettings settings, SlotTable table, FairwayMetrics metrics, IntConsumer onListening) {
+  public ProxyVerticle(ProxySettings settings, SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
+                       IntConsumer onListening) {
     this.settings = settings;
+    this.draining = draining;
     this.table = table;
     this.metrics = metrics;
     this.onListening = onListening;
@@ -139,7 +145,18 @@ public final class ProxyVerticle extends VerticleBase {
     }
   }
 
+  /**
+   * Stops accepting connections and closes each open one once its in-flight request is done,
+   * within {@code timeoutMs}.
+   */
+  public Future<Void> drain(long timeoutMs) {
+    return server.shutdown(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
   private void handle(HttpServerRequest req) {
+    if (draining.getAsBoolean()) {
+      req.response().putHeader(HttpHeaders.CONNECTION, "close");
+    }
     HostAndPort authority = req.authority();
     String host = authority == null ? "" : authority.host().toLowerCase(Locale.ROOT);
     Route route = snapshot.route(host, req.path() == null ? "/" : req.path());
