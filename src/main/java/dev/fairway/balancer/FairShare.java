@@ -99,6 +99,7 @@ public final class FairShare implements Strategy {
       return null;
     }
     Object[] st = states.sync(members);
+    Endpoint[] arr = states.endpoints();
     if (next >= n) {
       next = 0;
     }
@@ -107,7 +108,7 @@ public final class FairShare implements Strategy {
     long bestEnd = Long.MAX_VALUE;
     int i = next;
     for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-      Endpoint e = members.get(i);
+      Endpoint e = arr[i];
       if (!e.canTake()) {
         continue;
       }
@@ -123,7 +124,7 @@ public final class FairShare implements Strategy {
     }
     ((Window) st[best]).predictedEnd = bestEnd;
     next = best + 1 == n ? 0 : best + 1;
-    return members.get(best);
+    return arr[best];
   }
 
   @Override

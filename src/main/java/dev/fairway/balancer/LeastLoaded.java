@@ -57,6 +57,7 @@ public final class LeastLoaded implements Strategy {
       return null;
     }
     Object[] st = states.sync(members);
+    Endpoint[] arr = states.endpoints();
     if (next >= n) {
       next = 0;
     }
@@ -65,24 +66,30 @@ public final class LeastLoaded implements Strategy {
     long bestLoad = Long.MAX_VALUE;
     int i = next;
     for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-      Endpoint e = members.get(i);
+      Endpoint e = arr[i];
       if (!e.canTake()) {
         continue;
       }
       long load = e.active();
       if (f != 0.0) {
-        load += (long) (((Errors) st[i]).scaled * f + 0.5);
+        double scaled = ((Errors) st[i]).scaled;
+        if (scaled != 0.0) {
+          load += (long) (scaled * f + 0.5);
+        }
       }
       if (load < bestLoad) {
         bestLoad = load;
         best = i;
+        if (load == 0) {
+          break; // nothing after it can be less
+        }
       }
     }
     if (best < 0) {
       return null;
     }
     next = best + 1 == n ? 0 : best + 1;
-    return members.get(best);
+    return arr[best];
   }
 
   @Override

@@ -19,6 +19,7 @@ final class MemberStates<S> {
   private final Supplier<S> factory;
   private List<Endpoint> members;
   private Object[] states = new Object[0];
+  private Endpoint[] endpoints = new Endpoint[0];
   private IdentityHashMap<Endpoint, S> byEndpoint = new IdentityHashMap<>();
 
   MemberStates(Supplier<S> factory) {
@@ -44,9 +45,15 @@ final class MemberStates<S> {
       }
       this.members = members;
       this.states = array;
+      this.endpoints = members.toArray(new Endpoint[0]);
       this.byEndpoint = next;
     }
     return states;
+  }
+
+  /** The members as an array, as of the last {@link #sync}. */
+  Endpoint[] endpoints() {
+    return endpoints;
   }
 
   /** The state of a current member, or {@code null} for an endpoint that is not one. */

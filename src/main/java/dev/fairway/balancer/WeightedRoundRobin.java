@@ -19,6 +19,7 @@ import java.util.List;
  */
 public final class WeightedRoundRobin implements Strategy {
   private List<Endpoint> members;
+  private Endpoint[] arr = new Endpoint[0];
   private double[] credit = new double[0];
   private boolean weighted;
   private int next;
@@ -28,6 +29,7 @@ public final class WeightedRoundRobin implements Strategy {
     int n = members.size();
     if (members != this.members) {
       this.members = members;
+      arr = members.toArray(new Endpoint[0]);
       credit = new double[n];
       weighted = false;
     }
@@ -38,7 +40,7 @@ public final class WeightedRoundRobin implements Strategy {
     double first = Double.NaN;
     boolean distinct = false;
     for (int i = 0; i < n; i++) {
-      Endpoint e = members.get(i);
+      Endpoint e = arr[i];
       if (!e.canTake()) {
         continue;
       }
@@ -65,7 +67,7 @@ public final class WeightedRoundRobin implements Strategy {
       weighted = false;
       int pick = rrAfter >= 0 ? rrAfter : rrFirst;
       next = pick + 1;
-      return members.get(pick);
+      return arr[pick];
     }
     if (!weighted) {
       weighted = true;
@@ -75,7 +77,7 @@ public final class WeightedRoundRobin implements Strategy {
     double total = 0;
     int best = -1;
     for (int i = 0; i < n; i++) {
-      Endpoint e = members.get(i);
+      Endpoint e = arr[i];
       if (!e.canTake()) {
         continue;
       }
@@ -91,7 +93,7 @@ public final class WeightedRoundRobin implements Strategy {
     }
     credit[best] -= total;
     next = best + 1;
-    return members.get(best);
+    return arr[best];
   }
 
   @Override
