@@ -1,8 +1,11 @@
 package dev.fairway.balancer;
 
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Seed 000's free-slot queue: a FIFO of free slots; a request takes the head, a freed slot goes
@@ -20,12 +23,14 @@ import java.util.List;
  */
 public final class SlotQueue implements Strategy {
   private final ArrayDeque<Endpoint> free = new ArrayDeque<>();
+  private List<Endpoint> known;
+  private Set<Endpoint> memberSet = Set.of();
 
   @Override
   public Endpoint pick(List<Endpoint> members, long nowNanos) {
     for (Iterator<Endpoint> it = free.iterator(); it.hasNext(); ) {
       Endpoint e = it.next();
-      if (!members.contains(e) || (e.available() && !e.canTake())) {
+      if (!isMember(members, e) || (e.available() && !e.canTake())) {
         it.remove();
       } else if (e.canTake()) {
         it.remove();
@@ -60,6 +65,17 @@ public final class SlotQueue implements Strategy {
       left[best]--;
       free.addLast(members.get(best));
     }
+  }
+
+  /** {@code members.contains(e)} in O(1): a membership set rebuilt when the list object changes. */
+  private boolean isMember(List<Endpoint> members, Endpoint e) {
+    if (members != known) {
+      Set<Endpoint> set = Collections.newSetFromMap(new IdentityHashMap<>(members.size() * 2));
+      set.addAll(members);
+      memberSet = set;
+      known = members;
+    }
+    return memberSet.contains(e);
   }
 
   /** The queue from head to tail, for tests and the admin view. */

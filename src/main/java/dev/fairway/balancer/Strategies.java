@@ -20,8 +20,11 @@ public final class Strategies {
     return switch (name) {
       case ROUND_ROBIN -> new RoundRobin();
       case SLOT_QUEUE -> new SlotQueue();
-      case LEAST_LOADED, WEIGHTED_ROUND_ROBIN, FAIR_SHARE, INTERLEAVED_WEIGHTED_ROUND_ROBIN, P2C_PEAK_EWMA ->
-          new RoundRobin();
+      case LEAST_LOADED -> new LeastLoaded();
+      case WEIGHTED_ROUND_ROBIN -> new WeightedRoundRobin();
+      case FAIR_SHARE -> new FairShare();
+      case INTERLEAVED_WEIGHTED_ROUND_ROBIN -> new InterleavedWeightedRoundRobin();
+      case P2C_PEAK_EWMA -> new P2cPeakEwma(seed);
     };
   }
 }

@@ -10,6 +10,10 @@ import java.util.List;
  *
  * <p>Implementations are not thread-safe: the slot table calls them under its lock, so a pick and
  * the slot it takes are one atomic step.
+ *
+ * <p>The member list is immutable and stays the same object until the members change (the slot
+ * table then passes a new list and calls {@link #reset}); strategies may key per-member state on
+ * the list's identity. Weights, capacities and availability are read on every pick.
  */
 public interface Strategy {
   /**

@@ -34,15 +34,16 @@ class SubsetterTest {
   @Test
   void pinsClientZeroOfTwelveByThree() {
     // Same list on every JVM: the shuffle is SplitMix64-driven, never java.util.Random.
-    assertThat(Subsetter.subset(backends(12), 0, 3).toString()).isEqualTo("[b06, b09, b11]");
+    assertThat(Subsetter.subset(backends(12), 0, 3).toString()).isEqualTo("[b05, b06, b11]");
   }
 
   @Test
   void pinsRoundZeroShuffle() {
-    // Not the book's list (that one came from Python's random), but ours, fixed forever.
+    // Not the book's list (that one came from Python's random), but ours, fixed forever;
+    // cross-checked against an independent Python model of SplitMix64 + Fisher-Yates.
     List<String> ids = backends(12);
     Subsetter.shuffle(ids, 0);
-    assertThat(ids.toString()).isEqualTo("[b06, b09, b11, b00, b03, b01, b07, b08, b10, b02, b05, b04]");
+    assertThat(ids.toString()).isEqualTo("[b05, b11, b06, b07, b03, b01, b02, b09, b08, b00, b04, b10]");
   }
 
   @Test
@@ -51,7 +52,7 @@ class SubsetterTest {
     assertThat(load.values()).allSatisfy(n -> assertThat(n).isBetween(2, 3));
     // Round 2 (clients 8, 9) takes slices 0 and 1 of its shuffle: those six backends get a third.
     assertThat(load.toString()).isEqualTo(
-        "{b00=2, b01=2, b02=2, b03=3, b04=3, b05=3, b06=3, b07=3, b08=3, b09=2, b10=2, b11=2}");
+        "{b00=3, b01=3, b02=2, b03=3, b04=3, b05=2, b06=2, b07=2, b08=2, b09=3, b10=3, b11=2}");
   }
 
   @Test
@@ -91,12 +92,12 @@ class SubsetterTest {
       }
       kept += (int) before.stream().filter(after::contains).count();
     }
-    // Measured: all 10 subsets change and only 9 of the 30 client-backend connections survive,
-    // about what two unrelated random subsets would share (30 * 3/11 = 8.2). Deterministic
+    // Measured: all 10 subsets change and only 6 of the 30 client-backend connections survive,
+    // fewer than two unrelated random subsets would share (30 * 3/11 = 8.2). Deterministic
     // subsetting trades churn for balance: 12 -> 11 backends drops subsetCount from 4 to 3, which
     // regroups the clients into different rounds, and a shuffle of an 11-long list is a different
     // permutation from a shuffle of the 12-long one even with the same seed.
-    assertThat(changed + " changed, " + kept + " kept").isEqualTo("10 changed, 9 kept");
+    assertThat(changed + " changed, " + kept + " kept").isEqualTo("10 changed, 6 kept");
   }
 
   @Test
