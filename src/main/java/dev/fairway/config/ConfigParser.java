@@ -151,6 +151,7 @@ public final class ConfigParser {
     SlotSettings slots = slots(n.object("slots"));
     Timeouts timeouts = timeouts(n.object("timeouts"));
     HealthCheckSettings health = healthCheck(n.object("healthCheck"));
+    BalancingSettings balancing = balancing(n.object("balancing"));
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -166,7 +167,7 @@ public final class ConfigParser {
       backends.add(backend);
     }
     n.rejectUnknownKeys();
-    return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, backends);
+    return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {
@@ -222,6 +223,21 @@ public final class ConfigParser {
         n.intIn("unhealthyThreshold", 3, 1, 1000));
     n.rejectUnknownKeys();
     return h;
+  }
+
+  private static BalancingSettings balancing(Node n) {
+    BalancingSettings d = BalancingSettings.DEFAULTS;
+    BalancingSettings b = new BalancingSettings(
+        n.longIn("errorWindowMs", d.errorWindowMs(), 0, 3_600_000),
+        n.longIn("ewmaDecayMs", d.ewmaDecayMs(), 1, 3_600_000),
+        n.longIn("errorPenaltyMs", d.errorPenaltyMs(), 0, 3_600_000),
+        n.intIn("fairShareWindow", d.fairShareWindow(), 1, 10_000),
+        n.bool("fairShareMedian", d.fairShareMedian()),
+        n.longIn("blackoutMs", d.blackoutMs(), 0, 3_600_000),
+        n.longIn("expirationMs", d.expirationMs(), 1, 86_400_000),
+        n.doubleIn("errorUtilizationPenalty", d.errorUtilizationPenalty(), 0, 1000));
+    n.rejectUnknownKeys();
+    return b;
   }
 
   private static BackendConfig backend(Node n, int defaultCapacity) {

@@ -166,6 +166,32 @@ final class Node {
     return d == Math.rint(d) && !Double.isInfinite(d) && Math.abs(d) < 9.0e15;
   }
 
+  double doubleIn(String key, double dflt, double min, double max) {
+    allowed.add(key);
+    Object v = map.get(key);
+    if (v == null) {
+      return dflt;
+    }
+    if (v instanceof Number n && n.doubleValue() >= min && n.doubleValue() <= max) {
+      return n.doubleValue();
+    }
+    problem(key, v, "a number from " + min + " to " + max);
+    return dflt;
+  }
+
+  boolean bool(String key, boolean dflt) {
+    allowed.add(key);
+    Object v = map.get(key);
+    if (v == null) {
+      return dflt;
+    }
+    if (v instanceof Boolean b) {
+      return b;
+    }
+    problem(key, v, "true or false");
+    return dflt;
+  }
+
   /** Records every key of this object that no reader asked for. Call after reading all keys. */
   void rejectUnknownKeys() {
     for (String key : map.keySet()) {

@@ -15,11 +15,12 @@ import java.util.List;
  * @param slots       capacities and the wait for a free slot
  * @param timeouts    upstream timeouts
  * @param healthCheck active health checking
+ * @param balancing   tuning of the load-aware strategies and scores
  * @param backends    its backends, with effective capacities
  */
 public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
                             SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
-                            List<BackendConfig> backends) {
+                            BalancingSettings balancing, List<BackendConfig> backends) {
   public ServiceConfig {
     backends = List.copyOf(backends);
   }

@@ -1,6 +1,8 @@
 package dev.fairway.control;
 
+import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.config.BackendConfig;
+import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.HealthCheckSettings;
 import dev.fairway.health.BackendStatus;
 import java.util.LinkedHashSet;
@@ -19,12 +21,19 @@ final class BackendEntry {
   final BackendStatus status;
   final Set<String> services = new LinkedHashSet<>();
   final LoadStats stats = new LoadStats();
+  final ScoreTracker score;
+  /** The capability score times the configured weight, as last published. */
+  double weight;
   long checkTimer = -1;
   boolean inAnySubset = true;
   boolean removed;
 
-  BackendEntry(BackendConfig config, HealthCheckSettings healthCheck, BackendStatus status) {
+  BackendEntry(BackendConfig config, HealthCheckSettings healthCheck, BalancingSettings balancing,
+               BackendStatus status) {
     this.config = config;
+    this.weight = config.weight();
+    this.score = new ScoreTracker(balancing.blackoutMs() * 1_000_000L, balancing.expirationMs() * 1_000_000L,
+        balancing.errorUtilizationPenalty());
     this.healthCheck = healthCheck;
     this.status = status;
   }

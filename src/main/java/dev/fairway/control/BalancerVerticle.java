@@ -2,6 +2,10 @@ package dev.fairway.control;
 
 import dev.fairway.JsonValues;
 import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.balancer.CapabilityScore;
+import dev.fairway.balancer.LoadReport;
+import dev.fairway.balancer.OrcaParser;
+import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.balancer.Route;
@@ -119,7 +123,7 @@ public final class BalancerVerticle extends VerticleBase {
   private BackendEntry addBackend(BackendConfig b, ServiceConfig service, boolean atStartUp) {
     BackendEntry entry = backends.get(b.id());
     if (entry == null) {
-      entry = new BackendEntry(b, service.healthCheck(),
+      entry = new BackendEntry(b, service.healthCheck(), service.balancing(),
           new BackendStatus(b.id(), HealthThresholds.of(service.healthCheck()), atStartUp));
       backends.put(b.id(), entry);
       long firstCheck = atStartUp
@@ -141,13 +145,14 @@ public final class BalancerVerticle extends VerticleBase {
       subsets.put(s.name(), new LinkedHashSet<>(subset));
       inAny.addAll(subset);
       List<String> ordered = members.stream().filter(subsets.get(s.name())::contains).toList();
-      serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered));
+      serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered,
+          s.balancing()));
     }
     List<EndpointSpec> endpointSpecs = new ArrayList<>();
     for (BackendEntry e : backends.values()) {
       e.inAnySubset = inAny.contains(e.id());
       BackendConfig b = e.config;
-      endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), b.weight(), e.status.available()));
+      endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), e.weight, e.status.available()));
     }
     outliers.setMembers(backends.keySet());
     table.apply(endpointSpecs, serviceSpecs, System.nanoTime());
@@ -197,6 +202,7 @@ public final class BalancerVerticle extends VerticleBase {
       transition(entry, r.status() == 0
           ? entry.status.onCheckFailure(r.failure())
           : entry.status.onCheckResponse(r.status(), r.lameDuck()));
+      onLoadReport(entry, r.loadReport(), System.nanoTime());
       long interval = entry.healthCheck.intervalMs() * (entry.inAnySubset ? 1 : NON_MEMBER_CHECK_FACTOR);
       long jitter = interval / 10;
       scheduleCheck(entry, interval - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1));
@@ -224,6 +230,7 @@ public final class BalancerVerticle extends VerticleBase {
         continue;
       }
       entry.stats.add(o);
+      onLoadReport(entry, o.loadReport(), now);
       if (o.sawSuccess()) {
         outliers.onSuccess(o.backendId());
       }
@@ -232,6 +239,45 @@ public final class BalancerVerticle extends VerticleBase {
         outliers.onFailure(o.backendId(), "consecutive connect failures or 5xx", now)
             .ifPresent(ev -> onEjected(entry, ev));
       }
+    }
+  }
+
+  /**
+   * Feeds a backend's ORCA report to its score; a report without {@code rps_fractional} or
+   * {@code eps} falls back to the rates this proxy observes itself.
+   */
+  private void onLoadReport(BackendEntry entry, String header, long now) {
+    if (header == null) {
+      return;
+    }
+    OrcaParser.parse(header).ifPresent(r -> {
+      double qps = r.qps() > 0 ? r.qps() : entry.stats.qps;
+      double eps = r.eps() > 0 ? r.eps() : entry.stats.eps;
+      entry.score.update(new LoadReport(r.cpuUtilization(), r.applicationUtilization(), qps, eps), now);
+      entry.stats.utilization = r.applicationUtilization() > 0 ? r.applicationUtilization() : r.cpuUtilization();
+    });
+  }
+
+  /** Recomputes the capability weights (A58) and hands changed ones to the slot table. */
+  private void updateWeights(long now) {
+    List<BackendEntry> entries = new ArrayList<>(backends.values());
+    double[] configured = new double[entries.size()];
+    List<ScoreTracker> trackers = new ArrayList<>(entries.size());
+    for (int i = 0; i < configured.length; i++) {
+      configured[i] = entries.get(i).config.weight();
+      trackers.add(entries.get(i).score);
+    }
+    double[] weights = CapabilityScore.weights(trackers, configured, now);
+    Map<String, Double> changed = new LinkedHashMap<>();
+    for (int i = 0; i < weights.length; i++) {
+      BackendEntry e = entries.get(i);
+      if (Math.abs(weights[i] - e.weight) > 1e-9 * Math.max(1, Math.abs(e.weight))) {
+        e.weight = weights[i];
+        changed.put(e.id(), weights[i]);
+      }
+    }
+    if (!changed.isEmpty()) {
+      table.updateWeights(changed);
     }
   }
 
@@ -264,6 +310,7 @@ public final class BalancerVerticle extends VerticleBase {
     double seconds = Math.max(0.001, (now - lastTickNanos) / 1e9);
     lastTickNanos = now;
     boolean removedAny = false;
+    updateWeights(now);
     for (BackendEntry e : new ArrayList<>(backends.values())) {
       e.stats.tick(seconds);
       if (e.status.draining()) {
@@ -411,7 +458,7 @@ public final class BalancerVerticle extends VerticleBase {
         .put("inSubset", inSubset)
         .put("active", c == null ? 0 : c.active())
         .put("capacity", c == null ? e.config.capacity() : c.capacity())
-        .put("weight", (double) e.config.weight())
+        .put("weight", round(e.weight))
         .put("utilization", e.stats.utilization)
         .put("qps", round(e.stats.qps))
         .put("eps", round(e.stats.eps))

@@ -2,6 +2,7 @@ package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.Strategy;
+import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.StrategyName;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.List;
 public final class ServiceSlots {
   private final String name;
   StrategyName strategyName;
+  BalancingSettings balancing;
   Strategy strategy;
   List<Endpoint> members = List.of();
   int maxWaiting;

@@ -1,5 +1,6 @@
 package dev.fairway.slots;
 
+import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.StrategyName;
 import java.util.List;
 
@@ -14,10 +15,16 @@ import java.util.List;
  * @param maxWaiting most waiters at once
  * @param maxActive  most requests in flight for the service; 0 means no cap
  * @param memberIds  the ids of its subset, in a stable order
+ * @param balancing  tuning of its strategy
  */
 public record ServiceSpec(String name, StrategyName strategy, int maxWaiting, int maxActive,
-                          List<String> memberIds) {
+                          List<String> memberIds, BalancingSettings balancing) {
   public ServiceSpec {
     memberIds = List.copyOf(memberIds);
+  }
+
+  /** A spec with the default tuning. */
+  public ServiceSpec(String name, StrategyName strategy, int maxWaiting, int maxActive, List<String> memberIds) {
+    this(name, strategy, maxWaiting, maxActive, memberIds, BalancingSettings.DEFAULTS);
   }
 }

@@ -64,9 +64,10 @@ public final class SlotTable {
       if (s == null) {
         s = new ServiceSlots(spec.name());
       }
-      if (s.strategyName != spec.strategy()) {
+      if (s.strategyName != spec.strategy() || !spec.balancing().equals(s.balancing)) {
         s.strategyName = spec.strategy();
-        s.strategy = Strategies.create(spec.strategy(), seed ^ spec.name().hashCode());
+        s.balancing = spec.balancing();
+        s.strategy = Strategies.create(spec.strategy(), seed ^ stableHash(spec.name()), spec.balancing());
       }
       s.maxWaiting = spec.maxWaiting();
       s.maxActive = spec.maxActive();
@@ -232,6 +233,28 @@ public final class SlotTable {
       s.strategy.reset(s.members);
     }
     return true;
+  }
+
+  /**
+   * Sets backends' capability weights in place (the balancer recomputes them about once a
+   * second); strategies read them on their next pick.
+   */
+  public synchronized void updateWeights(Map<String, Double> weights) {
+    weights.forEach((id, w) -> {
+      Endpoint e = endpoints.get(id);
+      if (e != null) {
+        e.setWeight(w);
+      }
+    });
+  }
+
+  /** FNV-1a of the name: unlike {@code String.hashCode}'s use, fixed by this code for all JVMs. */
+  private static long stableHash(String s) {
+    long h = 0xcbf29ce484222325L;
+    for (int i = 0; i < s.length(); i++) {
+      h = (h ^ s.charAt(i)) * 0x100000001b3L;
+    }
+    return h;
   }
 
   /** Active and capacity of one backend, or {@code null} if unknown. */
