@@ -91,8 +91,9 @@ public final class ConfigParser {
       root.problemAt("services", "missing; expected a non-empty array of services");
       return List.of();
     }
+    int before = problems.size();
     List<Node> nodes = root.objects("services");
-    if (nodes.isEmpty()) {
+    if (nodes.isEmpty() && problems.size() == before) {
       root.problemAt("services", "empty; expected at least one service");
     }
     List<ServiceConfig> out = new ArrayList<>();
