@@ -217,6 +217,10 @@ public final class ConfigParser {
       return null;
     }
     int port = uri.getPort() == -1 ? 80 : uri.getPort();
+    if (port < 1 || port > 65535) {
+      n.problem("url", url, "http://host:port with a port from 1 to 65535");
+      return null;
+    }
     String host = uri.getHost();
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
