@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * Blocking one-shot requests through a Vert.x HTTP client, for test threads.
  *
  * <p>Example: {@code TestClient.get(client, fairway.proxyPort(), "/")} is
- * {@code Reply[status=200, headers=..., body=b1]}; it fails after five seconds without an answer.
+ * {@code Reply[status=200, headers=..., body=b1]}; it fails after ten seconds without an answer.
  */
 public final class TestClient {
   private TestClient() {
@@ -20,12 +20,12 @@ public final class TestClient {
   public record Reply(int status, MultiMap headers, String body) {
   }
 
-  /** {@code GET path} on 127.0.0.1:port, waiting at most five seconds for the full body. */
+  /** {@code GET path} on 127.0.0.1:port, waiting at most ten seconds for the full body. */
   public static Reply get(HttpClient client, int port, String path) throws Exception {
     return client.request(HttpMethod.GET, port, "127.0.0.1", path)
         .compose(req -> req.send())
         .compose(resp -> resp.body().map(body -> reply(resp, body.toString())))
-        .await(5, TimeUnit.SECONDS);
+        .await(10, TimeUnit.SECONDS);
   }
 
   private static Reply reply(HttpClientResponse resp, String body) {
