@@ -63,7 +63,7 @@ class ErrorStatusTest {
       String posted = client.request(HttpMethod.POST, fairway.proxyPort(), "127.0.0.1", "/")
           .compose(req -> req.send("form=1"))
           .compose(resp -> resp.body())
-          .await(5, TimeUnit.SECONDS).toString();
+          .await(10, TimeUnit.SECONDS).toString();
       assertThat(posted).isEqualTo("live");
     }
     assertThat(live.requests()).isEqualTo(6);
