@@ -123,8 +123,9 @@ public final class ConfigParser {
       root.problemAt("services", "missing; expected a non-empty array of services");
       return List.of();
     }
+    int before = problems.size();
     List<Node> nodes = root.objects("services");
-    if (nodes.isEmpty()) {
+    if (nodes.isEmpty() && problems.size() == before) {
       root.problemAt("services", "empty; expected at least one service");
     }
     List<ServiceConfig> out = new ArrayList<>();
@@ -264,6 +265,10 @@ public final class ConfigParser {
       return null;
     }
     int port = uri.getPort() == -1 ? 80 : uri.getPort();
+    if (port < 1 || port > 65535) {
+      n.problem("url", url, "http://host:port with a port from 1 to 65535");
+      return null;
+    }
     String host = uri.getHost();
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);

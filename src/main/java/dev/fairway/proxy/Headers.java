@@ -29,7 +29,7 @@ final class Headers {
   /** Copies the client's request fields to the backend request and adds the forwarding fields. */
   static void toBackend(HttpServerRequest req, MultiMap to) {
     MultiMap from = req.headers();
-    String connection = from.get("connection");
+    String connection = String.join(",", from.getAll("connection"));
     String priorFor = null;
     String priorVia = null;
     for (Map.Entry<String, String> h : from) {
@@ -61,7 +61,7 @@ final class Headers {
 
   /** Copies the backend's response fields to the client response, minus hop-by-hop and signals. */
   static void toClient(MultiMap from, MultiMap to) {
-    String connection = from.get("connection");
+    String connection = String.join(",", from.getAll("connection"));
     String priorVia = null;
     for (Map.Entry<String, String> h : from) {
       String name = h.getKey();

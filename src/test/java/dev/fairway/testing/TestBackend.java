@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -25,12 +26,15 @@ public final class TestBackend implements AutoCloseable {
       requests.incrementAndGet();
       int now = inFlight.incrementAndGet();
       peak.accumulateAndGet(now, Math::max);
-      req.response().endHandler(v -> inFlight.decrementAndGet());
-      req.response().closeHandler(v -> {
-        if (!req.response().ended()) {
+      AtomicBoolean finished = new AtomicBoolean();
+      Handler<Void> finish = v -> {
+        if (finished.compareAndSet(false, true)) {
           inFlight.decrementAndGet();
         }
-      });
+      };
+      // Vert.x calls the end handler on close too, so both handlers may run: count once.
+      req.response().endHandler(finish);
+      req.response().closeHandler(finish);
       handler.handle(req);
     });
   }

@@ -1,0 +1,91 @@
+package dev.fairway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line's contract: an invalid config file stops start-up with exit code 2 and one
+ * stderr line per problem. Runs {@code dev.fairway.Main} in a child JVM on the test classpath.
+ */
+@Timeout(60)
+class MainTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void invalidConfigExitsWithTwoAndOneLinePerProblem() throws Exception {
+    Path conf = write("bad.json", """
+        {"proxy": {"port": 70000},
+         "services": [{"name": "api", "strategy": "fastest", "backends": [{"url": "http://127.0.0.1:9001"}]}]}
+        """);
+
+    Result r = runMain(conf);
+
+    assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
+    assertThat(r.stderr()).containsExactly(
+        "fairway: invalid configuration " + conf + ":",
+        "  proxy.port: 70000 is invalid; expected an integer from 0 to 65535",
+        "  services[0].strategy: \"fastest\" is invalid; expected one of round-robin, least-loaded, "
+            + "weighted-round-robin, slot-queue, fair-share, interleaved-weighted-round-robin, p2c-peak-ewma");
+  }
+
+  @Test
+  void nonJsonExitsWithTwo() throws Exception {
+    Path conf = write("broken.json", "{\"services\": [ oops");
+
+    Result r = runMain(conf);
+
+    assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
+    assertThat(r.stderr()).hasSize(2);
+    assertThat(r.stderr().get(0)).isEqualTo("fairway: invalid configuration " + conf + ":");
+    assertThat(r.stderr().get(1)).startsWith("  $: not valid JSON (");
+  }
+
+  @Test
+  void missingFileExitsWithTwo() throws Exception {
+    Path conf = dir.resolve("absent.json");
+
+    Result r = runMain(conf);
+
+    assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
+    assertThat(r.stderr()).containsExactly("fairway: invalid configuration " + conf + ":",
+        "  $: file not found; expected a JSON config file");
+  }
+
+  private Path write(String name, String text) throws IOException {
+    return Files.writeString(dir.resolve(name), text);
+  }
+
+  /** Exit code and stderr lines of a finished child process. */
+  private record Result(int exitCode, List<String> stderr) {
+  }
+
+  /**
+   * Runs {@code java -cp <this JVM's classpath> dev.fairway.Main -conf conf} without
+   * {@code FAIRWAY_ADMIN_TOKEN} in its environment and waits (bounded) for it to exit.
+   */
+  private Result runMain(Path conf) throws Exception {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Path err = dir.resolve("stderr.txt");
+    ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx64m", "-cp", System.getProperty("java.class.path"),
+        "dev.fairway.Main", "-conf", conf.toString())
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(err.toFile());
+    pb.environment().remove("FAIRWAY_ADMIN_TOKEN");
+    Process p = pb.start();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("Main did not exit within 30 s");
+    }
+    return new Result(p.exitValue(), Files.readAllLines(err, StandardCharsets.UTF_8));
+  }
+}
