@@ -4,6 +4,7 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -44,8 +45,8 @@ class DrainIT {
   }
 
   private Future<Integer> status(int port, String uri) {
-    return client.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(r -> r.send())
-        .compose((HttpClientResponse resp) -> resp.body().map(b -> resp.statusCode()));
+    return TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(r -> r.send())
+        .compose((HttpClientResponse resp) -> resp.body().map(b -> resp.statusCode())));
   }
 
   @Test

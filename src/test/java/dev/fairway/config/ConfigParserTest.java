@@ -27,7 +27,7 @@ class ConfigParserTest {
   void shippedConfigFileParses() throws Exception {
     FairwayConfig c = parseText(Files.readString(Path.of("conf", "config.json")));
 
-    assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0));
+    assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0, 3000, 30_000));
     assertThat(c.admin()).isEqualTo(new AdminSettings("127.0.0.1", 9090, "change-me"));
     assertThat(c.services()).singleElement().satisfies(s -> {
       assertThat(s.name()).isEqualTo("demo");
@@ -40,14 +40,14 @@ class ConfigParserTest {
   void fullConfigBecomesTheExpectedRecords() throws Exception {
     FairwayConfig c = parse(full());
 
-    assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0));
+    assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0, 3000, 30_000));
     assertThat(c.admin()).isEqualTo(new AdminSettings("127.0.0.1", 9090, "change-me"));
     assertThat(c.admin().toString()).doesNotContain("change-me");
     assertThat(c.subsetting()).isEqualTo(new SubsettingSettings(0, 1));
     assertThat(c.services()).singleElement().isEqualTo(new ServiceConfig("demo",
         new MatchRule("*", "/"), StrategyName.WEIGHTED_ROUND_ROBIN, 0,
         new SlotSettings(100, 1000, 10000, 0), new Timeouts(2000, 30000),
-        new HealthCheckSettings("/health", 2000, 1000, 2, 3),
+        new HealthCheckSettings("/health", 2000, 1000, 2, 3), BalancingSettings.DEFAULTS,
         List.of(new BackendConfig("b1", "http://127.0.0.1:9001", "127.0.0.1", 9001, 3, 1),
             new BackendConfig("b2", "http://127.0.0.1:9002", "127.0.0.1", 9002, 4, 1))));
     assertThat(c.demo()).contains(new DemoSettings(List.of(
@@ -61,7 +61,7 @@ class ConfigParserTest {
                        "backends": [{"url": "http://127.0.0.1:9001"}, {"url": "http://Backend.local"}]}]}
         """);
 
-    assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0));
+    assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0, 3000, 30_000));
     assertThat(c.admin()).isEqualTo(new AdminSettings("127.0.0.1", 9090, ConfigParser.PLACEHOLDER_TOKEN));
     assertThat(c.subsetting()).isEqualTo(new SubsettingSettings(0, 1));
     assertThat(c.demo()).isEmpty();
@@ -210,9 +210,9 @@ class ConfigParserTest {
 
     assertThat(problems(root)).containsExactlyInAnyOrder(
         "servcies: unknown key; expected one of proxy, admin, subsetting, services, demo",
-        "proxy.prot: unknown key; expected one of host, port, instances",
+        "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
-            + "timeouts, healthCheck, backends",
+            + "timeouts, healthCheck, balancing, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",
         "services[0].backends[0].wieght: unknown key; expected one of url, capacity, weight, id",
         "demo.backends[1].prt: unknown key; expected one of port, workMs");

@@ -48,7 +48,7 @@ class ErrorStatusTest {
   void connectionRefusedGives503(Vertx vertx) throws Exception {
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("dead", closedPort(), 5)).build());
 
-    assertFairwayAnswer(TestClient.get(client, fairway.proxyPort(), "/"), Failure.CONNECT_FAILED);
+    assertFairwayAnswer(TestClient.get(vertx, client, fairway.proxyPort(), "/"), Failure.CONNECT_FAILED);
     TestFairway.assertIdleSoon(fairway);
   }
 
@@ -59,10 +59,10 @@ class ErrorStatusTest {
         backend("dead", closedPort(), 5), backend("live", live.port(), 5)).build());
 
     for (int i = 0; i < 3; i++) {
-      assertThat(TestClient.get(client, fairway.proxyPort(), "/").body()).isEqualTo("live");
-      String posted = client.request(HttpMethod.POST, fairway.proxyPort(), "127.0.0.1", "/")
+      assertThat(TestClient.get(vertx, client, fairway.proxyPort(), "/").body()).isEqualTo("live");
+      String posted = TestClient.onLoop(vertx, () -> client.request(HttpMethod.POST, fairway.proxyPort(), "127.0.0.1", "/")
           .compose(req -> req.send("form=1"))
-          .compose(resp -> resp.body())
+          .compose(resp -> resp.body()))
           .await(10, TimeUnit.SECONDS).toString();
       assertThat(posted).isEqualTo("live");
     }
@@ -77,7 +77,7 @@ class ErrorStatusTest {
         TestConfig.service("web", backend("silent", silent.port(), 5)).timeouts(1000, 300).build());
 
     long start = System.nanoTime();
-    Reply r = TestClient.get(client, fairway.proxyPort(), "/");
+    Reply r = TestClient.get(vertx, client, fairway.proxyPort(), "/");
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
     assertFairwayAnswer(r, Failure.RESPONSE_TIMEOUT);
@@ -115,7 +115,7 @@ class ErrorStatusTest {
   void serviceWithoutBackendsGives503() throws Exception {
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("empty").build());
 
-    assertFairwayAnswer(TestClient.get(client, fairway.proxyPort(), "/"), Failure.NO_BACKEND);
+    assertFairwayAnswer(TestClient.get(vertx, client, fairway.proxyPort(), "/"), Failure.NO_BACKEND);
     TestFairway.assertIdleSoon(fairway);
   }
 
@@ -123,7 +123,7 @@ class ErrorStatusTest {
     try (ScriptedBackend bad = ScriptedBackend.start(vertx, script)) {
       Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("bad", bad.port(), 5)).build());
 
-      assertFairwayAnswer(TestClient.get(client, fairway.proxyPort(), "/"), Failure.BAD_RESPONSE);
+      assertFairwayAnswer(TestClient.get(vertx, client, fairway.proxyPort(), "/"), Failure.BAD_RESPONSE);
       assertThat(bad.requests()).isEqualTo(1);
       TestFairway.assertIdleSoon(fairway);
     }
@@ -139,12 +139,12 @@ class ErrorStatusTest {
       Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("dying", dying.port(), 5)).build());
 
       AtomicInteger status = new AtomicInteger();
-      Future<Buffer> body = client.request(HttpMethod.GET, fairway.proxyPort(), "127.0.0.1", "/")
+      Future<Buffer> body = TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, fairway.proxyPort(), "127.0.0.1", "/")
           .compose(req -> req.send())
           .compose(resp -> {
             status.set(resp.statusCode());
             return resp.body();
-          });
+          }));
 
       assertThatThrownBy(() -> body.await(5, TimeUnit.SECONDS)).isNotInstanceOf(TimeoutException.class);
       assertThat(status.get()).as("status line and head were forwarded before the abort").isEqualTo(200);

@@ -35,7 +35,7 @@ class ForwardingTest {
 
     List<String> seen = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      Reply r = TestClient.get(client, fairway.proxyPort(), "/");
+      Reply r = TestClient.get(vertx, client, fairway.proxyPort(), "/");
       assertThat(r.status()).isEqualTo(200);
       seen.add(r.body());
     }
@@ -61,10 +61,11 @@ class ForwardingTest {
 
     record Answer(int status, String message, String echo, String body) {
     }
-    Answer a = client.request(HttpMethod.PUT, fairway.proxyPort(), "127.0.0.1", "/a/b?x=1&y=%20z")
+    Answer a = TestClient.onLoop(vertx, () -> client.request(HttpMethod.PUT, fairway.proxyPort(), "127.0.0.1",
+            "/a/b?x=1&y=%20z")
         .compose(req -> req.putHeader("X-Custom", "kept").send("payload"))
         .compose(resp -> resp.body().map(body -> new Answer(resp.statusCode(), resp.statusMessage(),
-            resp.getHeader("X-Echo-Header"), body.toString())))
+            resp.getHeader("X-Echo-Header"), body.toString()))))
         .await(5, TimeUnit.SECONDS);
 
     assertThat(a).isEqualTo(new Answer(201, "Made It", "kept", "PUT /a/b?x=1&y=%20z payload"));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
 import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -63,11 +64,11 @@ class SlotWaitIT {
 
   private Future<Result> get(int port, int clientSeq) {
     long start = System.nanoTime();
-    return client.request(new RequestOptions().setPort(port).setHost("127.0.0.1").setURI("/work")
-            .setMethod(HttpMethod.GET).putHeader("x-client-seq", Integer.toString(clientSeq)))
+    return TestClient.onLoop(vertx, () -> client.request(new RequestOptions().setPort(port).setHost("127.0.0.1")
+            .setURI("/work").setMethod(HttpMethod.GET).putHeader("x-client-seq", Integer.toString(clientSeq)))
         .compose(r -> r.send())
         .compose((HttpClientResponse resp) -> resp.body().map(b -> new Result(resp.statusCode(),
-            resp.getHeader("Retry-After"), b.toString(), (System.nanoTime() - start) / 1_000_000)));
+            resp.getHeader("Retry-After"), b.toString(), (System.nanoTime() - start) / 1_000_000))));
   }
 
   private List<Result> fiveStaggered(int port) throws Exception {
@@ -99,8 +100,8 @@ class SlotWaitIT {
     });
     assertThat(slow.peak()).isEqualTo(2);
     assertThat(fw.slotTable().view().endpoints().get("b1").active()).isZero();
-    String metrics = client.request(HttpMethod.GET, fw.adminPort(), "127.0.0.1", "/metrics")
-        .compose(r -> r.send()).compose(HttpClientResponse::body).await(5, TimeUnit.SECONDS).toString();
+    String metrics = TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, fw.adminPort(), "127.0.0.1",
+        "/metrics").compose(r -> r.send()).compose(HttpClientResponse::body)).await(5, TimeUnit.SECONDS).toString();
     assertThat(metrics).contains("fairway_slot_timeouts_total{service=\"s\"} 3.0")
         .contains("fairway_slot_wait_seconds_count{service=\"s\"} 3")
         .contains("fairway_backend_capacity{backend=\"b1\"} 2.0");
@@ -155,7 +156,8 @@ class SlotWaitIT {
     List<Future<Void>> batch = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
       long abortAfter = 1 + (i % 40);
-      batch.add(client.request(new RequestOptions().setPort(port).setHost("127.0.0.1").setURI("/x"))
+      batch.add(TestClient.onLoop(vertx, () -> client.request(new RequestOptions().setPort(port).setHost("127.0.0.1")
+              .setURI("/x"))
           .compose(req -> {
             req.send();
             vertx.setTimer(abortAfter, t -> req.connection().close());
@@ -163,7 +165,7 @@ class SlotWaitIT {
               aborted.incrementAndGet();
               return Future.<Void>succeededFuture();
             });
-          }));
+          })));
       if (batch.size() == 50) {
         Future.join(batch).await(20, TimeUnit.SECONDS);
         batch.clear();

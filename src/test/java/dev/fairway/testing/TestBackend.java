@@ -21,8 +21,12 @@ public final class TestBackend implements AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger peak = new AtomicInteger();
 
-  private TestBackend(Vertx vertx, Handler<HttpServerRequest> handler) {
+  private TestBackend(Vertx vertx, Handler<HttpServerRequest> handler, boolean handlesHealth) {
     this.server = vertx.createHttpServer().requestHandler(req -> {
+      if (!handlesHealth && "/health".equals(req.path())) {
+        req.response().end("ok");
+        return;
+      }
       requests.incrementAndGet();
       int now = inFlight.incrementAndGet();
       peak.accumulateAndGet(now, Math::max);
@@ -39,9 +43,21 @@ public final class TestBackend implements AutoCloseable {
     });
   }
 
-  /** Starts and waits until listening. */
+  /**
+   * Starts and waits until listening. Fairway's health checks ({@code GET /health}) are answered
+   * 200 by the backend itself and not counted; {@code handler} sees every other request.
+   */
   public static TestBackend start(Vertx vertx, Handler<HttpServerRequest> handler) {
-    TestBackend b = new TestBackend(vertx, handler);
+    return start(vertx, handler, false);
+  }
+
+  /**
+   * Starts and waits until listening.
+   *
+   * @param handlesHealth whether {@code handler} also answers (and the counters count) health checks
+   */
+  public static TestBackend start(Vertx vertx, Handler<HttpServerRequest> handler, boolean handlesHealth) {
+    TestBackend b = new TestBackend(vertx, handler, handlesHealth);
     try {
       b.server.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -1,0 +1,88 @@
+package dev.fairway.control;
+
+import static dev.fairway.testing.TestConfig.backend;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairway.Fairway;
+import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
+import dev.fairway.testing.TestConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Weighted round robin driven by what real backends report in the ORCA header. */
+class WeightedScoresIT {
+  private Vertx vertx;
+  private HttpClientAgent client;
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    client = vertx.createHttpClient();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  private TestBackend reporting(String cpu) {
+    return TestBackend.start(vertx, req -> req.response()
+        .putHeader("endpoint-load-metrics", "TEXT cpu_utilization=" + cpu + ", rps_fractional=100")
+        .end("x"));
+  }
+
+  private String get(int port, String uri) throws Exception {
+    return TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(r -> r.send())
+        .compose((HttpClientResponse resp) -> resp.body().map(b -> resp.statusCode() + " "
+            + resp.getHeader("endpoint-load-metrics") + " " + b)))
+        .await(5, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void lessUtilizedBackendGetsAtLeastTwiceTheRequestsAfterTheBlackout() throws Exception {
+    TestBackend busy = reporting("0.9");
+    TestBackend idle = reporting("0.3");
+    TestConfig cfg = TestConfig.service("s", backend("busy", busy.port(), 100), backend("idle", idle.port(), 100))
+        .strategy("weighted-round-robin").healthCheck(100, 500, 1, 3);
+    cfg.lastService().put("balancing", new JsonObject().put("blackoutMs", 300));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+    int port = fw.proxyPort();
+
+    assertThat(get(port, "/")).as("the ORCA header is consumed").isEqualTo("200 null x");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (weight(fw, "idle") <= 2 * weight(fw, "busy")) {
+      assertThat(System.nanoTime()).as("weights published after the blackout").isLessThan(deadline);
+      Thread.sleep(100);
+    }
+    int busyBefore = busy.requests();
+    int idleBefore = idle.requests();
+    for (int i = 0; i < 200; i++) {
+      get(port, "/");
+    }
+    int toBusy = busy.requests() - busyBefore;
+    int toIdle = idle.requests() - idleBefore;
+    assertThat(toIdle).as("idle %d vs busy %d", toIdle, toBusy).isGreaterThanOrEqualTo(2 * toBusy);
+    assertThat(toBusy).as("the busy one still gets its share").isPositive();
+  }
+
+  private double weight(Fairway fw, String id) throws Exception {
+    JsonArray services = new JsonArray(TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, fw.adminPort(),
+        "127.0.0.1", "/api/services").compose(r -> r.send()).compose(HttpClientResponse::body)).await(5, TimeUnit.SECONDS));
+    for (Object b : services.getJsonObject(0).getJsonArray("backends")) {
+      JsonObject o = (JsonObject) b;
+      if (o.getString("id").equals(id)) {
+        return o.getDouble("weight");
+      }
+    }
+    throw new AssertionError("no backend " + id);
+  }
+}
