@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# Throughput benchmark for issue 2: Fairway next to HAProxy, both in front of the same two
+# nginx backends, measured with wrk in one run.
+#
+#   bench/throughput.sh                       # defaults below, about 5 minutes
+#   ROUNDS=5 CONNS="50 200 400" bench/throughput.sh
+#
+# What it does, all on 127.0.0.1 and all under a mktemp directory:
+#   1. builds target/fairway.jar if it is missing (mvn -q package -DskipTests);
+#   2. starts two nginx backends (ports BACKEND1_PORT, BACKEND2_PORT; one worker each) that
+#      answer "hello\n" on every path and a 64 KiB file on /64k;
+#   3. starts HAProxy (nbthread = cores, roundrobin, keep-alive and http-reuse always to the
+#      backends, X-Forwarded-For like Fairway) on HAPROXY_PORT;
+#   4. starts Fairway (round-robin, capacity 1000 per backend so slots never limit, no demo)
+#      on FAIRWAY_PORT with JAVA_OPTS;
+#   5. checks every target answers both paths with the right body size, warms each up
+#      (Fairway longer, for the JIT), then runs wrk --latency for each path and connection
+#      count: the direct backend (reference ceiling, DIRECT_ROUNDS times), HAProxy and Fairway
+#      (every round, their order swapped each round so drift and noise hit both alike);
+#   6. prints one table: median requests/s and median p99 over the rounds, errors, and the
+#      Fairway/HAProxy ratios. The raw per-run numbers go to RAW_OUT if set.
+# Every process it starts is stopped on exit (trap), and every wait has a timeout.
+#
+# Environment (defaults in brackets):
+#   ROUNDS [3]  CONNS ["50 200"]  DURATION [10s]  PATHS ["/ /64k"]  WRK_THREADS [2]
+#   DIRECT_ROUNDS [1]        rounds that also measure the backend directly (0 = never)
+#   WARMUP_FAIRWAY [5s]      wrk warm-up of Fairway per path (JIT); others get WARMUP_OTHER [2s]
+#   FAIRWAY_INSTANCES [0]    proxy.instances (0 = one verticle per event loop)
+#   JAVA_OPTS [see below]    JVM flags for Fairway
+#   HAPROXY_THREADS [cores]  BACKEND1_PORT [19001] BACKEND2_PORT [19002]
+#   HAPROXY_PORT [18080] FAIRWAY_PORT [18081] ADMIN_PORT [18091]
+#   RAW_OUT [unset]          file to copy the raw TSV of every wrk run into
+#
+# Note: wrk, the two nginx workers and the proxy under test share the same cores, so the
+# numbers are a side-by-side comparison on one machine, not the proxy's ceiling.
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+CONNS=${CONNS:-"50 200"}
+DURATION=${DURATION:-10s}
+PATHS=${PATHS:-"/ /64k"}
+WRK_THREADS=${WRK_THREADS:-2}
+DIRECT_ROUNDS=${DIRECT_ROUNDS:-1}
+WARMUP_FAIRWAY=${WARMUP_FAIRWAY:-5s}
+WARMUP_OTHER=${WARMUP_OTHER:-2s}
+FAIRWAY_INSTANCES=${FAIRWAY_INSTANCES:-0}
+CORES=$(nproc)
+HAPROXY_THREADS=${HAPROXY_THREADS:-$CORES}
+BACKEND1_PORT=${BACKEND1_PORT:-19001}
+BACKEND2_PORT=${BACKEND2_PORT:-19002}
+HAPROXY_PORT=${HAPROXY_PORT:-18080}
+FAIRWAY_PORT=${FAIRWAY_PORT:-18081}
+ADMIN_PORT=${ADMIN_PORT:-18091}
+# JVM flags (docs/benchmarks.md): G1, ParallelGC and SerialGC measured within the noise of each
+# other on the 2-core box, so these are sane operator defaults rather than a speed-up: a fixed,
+# small heap (the proxy keeps little live data; no resizing), ParallelGC (cheapest barriers,
+# young pauses ~1 ms median), pre-touched heap, Netty's leak detector off. Override JAVA_OPTS.
+JAVA_OPTS=${JAVA_OPTS:-"-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"}
+
+HOST=127.0.0.1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JAR=$ROOT/target/fairway.jar
+
+die() { echo "throughput.sh: $*" >&2; exit 1; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+for tool in wrk nginx haproxy java curl awk sort timeout nproc mktemp; do
+  command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool' (Debian: apt-get install -y ${tool/java/openjdk-17-jre-headless})"
+done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer, got '$ROUNDS'"
+[[ $DIRECT_ROUNDS =~ ^[0-9]+$ ]] || die "DIRECT_ROUNDS must be an integer >= 0, got '$DIRECT_ROUNDS'"
+[[ $DURATION =~ ^[0-9]+[smh]?$ ]] || die "DURATION must look like 10s, got '$DURATION'"
+
+# seconds in a wrk duration like 10s / 2m, for the timeout around each wrk run
+secs() { local d=$1; case $d in *h) echo $(( ${d%h} * 3600 ));; *m) echo $(( ${d%m} * 60 ));; *s) echo "${d%s}";; *) echo "$d";; esac; }
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+for p in "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT"; do
+  port_open "$p" && die "port $p on $HOST is already in use; pick other ports via the *_PORT variables"
+done
+
+if [[ ! -f $JAR ]]; then
+  command -v mvn >/dev/null 2>&1 || die "target/fairway.jar is missing and mvn is not installed"
+  log "building $JAR"
+  (cd "$ROOT" && mvn -q -B package -DskipTests) || die "build failed"
+fi
+
+WORK=$(mktemp -d /tmp/fairway-bench.XXXXXX)
+PIDS=()
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  if [[ $rc -ne 0 ]]; then
+    echo "throughput.sh: failed (exit $rc); last log lines:" >&2
+    { tail -n 5 "$WORK"/*.log "$WORK"/nginx*/logs/error.log 2>/dev/null || true; } >&2
+  fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wait_http PORT PATH PID NAME: until PATH on PORT answers 200 (30 s), or the process dies
+wait_http() {
+  local port=$1 path=$2 pid=$3 name=$4 deadline=$((SECONDS + 30)) code
+  while (( SECONDS < deadline )); do
+    kill -0 "$pid" 2>/dev/null || die "$name exited during start-up (see above)"
+    code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://$HOST:$port$path" || true)
+    [[ $code == 200 ]] && return 0
+    sleep 0.2
+  done
+  die "$name did not answer 200 on http://$HOST:$port$path within 30 s (last status '$code')"
+}
+
+# ---- backends: two nginx, one worker each --------------------------------------------------
+mkdir -p "$WORK/www"
+head -c 65536 /dev/zero | tr '\0' 'x' > "$WORK/www/64k"
+# nginx workers run as an unprivileged user when started by root: let them read the file
+chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/64k"
+for i in 1 2; do
+  port_var=BACKEND${i}_PORT
+  dir=$WORK/nginx$i
+  mkdir -p "$dir/logs" "$dir/tmp"
+  cat > "$dir/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  keepalive_requests 10000000;
+  keepalive_timeout 120s;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  open_file_cache max=16 inactive=600s;
+  open_file_cache_valid 600s;
+  server_tokens off;
+  server {
+    listen $HOST:${!port_var} backlog=4096;
+    default_type text/plain;
+    location = /64k { root $WORK/www; default_type application/octet-stream; }
+    location / { return 200 "hello\n"; }
+  }
+}
+EOF
+  nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" || die "nginx rejected its config $dir/nginx.conf"
+  nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" > "$WORK/nginx$i.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "${!port_var}" / "$!" "nginx $i"
+done
+log "nginx backends on $HOST:$BACKEND1_PORT and $HOST:$BACKEND2_PORT"
+
+# ---- HAProxy --------------------------------------------------------------------------------
+# maxconn: each client connection may hold a server connection too, so it needs two fds
+HAPROXY_MAXCONN=$(( ($(ulimit -n) - 200) / 2 ))
+if (( HAPROXY_MAXCONN > 10000 )); then HAPROXY_MAXCONN=10000; fi
+cat > "$WORK/haproxy.cfg" <<EOF
+global
+  nbthread $HAPROXY_THREADS
+  maxconn $HAPROXY_MAXCONN
+defaults
+  mode http
+  option http-keep-alive
+  option forwardfor
+  http-reuse always
+  timeout connect 2s
+  timeout client 30s
+  timeout server 30s
+  timeout http-request 10s
+  timeout http-keep-alive 60s
+frontend fe
+  bind $HOST:$HAPROXY_PORT
+  default_backend be
+backend be
+  balance roundrobin
+  server b1 $HOST:$BACKEND1_PORT
+  server b2 $HOST:$BACKEND2_PORT
+EOF
+haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected its config $WORK/haproxy.cfg"
+haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
+PIDS+=($!)
+wait_http "$HAPROXY_PORT" / "$!" HAProxy
+log "HAProxy on $HOST:$HAPROXY_PORT (nbthread $HAPROXY_THREADS)"
+
+# ---- Fairway --------------------------------------------------------------------------------
+cat > "$WORK/fairway.json" <<EOF
+{
+  "proxy": { "host": "$HOST", "port": $FAIRWAY_PORT, "instances": $FAIRWAY_INSTANCES },
+  "admin": { "host": "$HOST", "port": $ADMIN_PORT, "token": "bench-token" },
+  "subsetting": { "clientId": 0, "clientCount": 1 },
+  "services": [
+    {
+      "name": "bench",
+      "match": { "host": "*", "pathPrefix": "/" },
+      "strategy": "round-robin",
+      "subsetSize": 0,
+      "slots": { "capacity": 1000, "waitTimeoutMs": 1000, "maxWaiting": 10000 },
+      "timeouts": { "connectMs": 2000, "responseMs": 30000 },
+      "healthCheck": { "path": "/health", "intervalMs": 2000, "timeoutMs": 1000,
+                       "healthyThreshold": 2, "unhealthyThreshold": 3 },
+      "backends": [
+        { "id": "b1", "url": "http://$HOST:$BACKEND1_PORT" },
+        { "id": "b2", "url": "http://$HOST:$BACKEND2_PORT" }
+      ]
+    }
+  ]
+}
+EOF
+# shellcheck disable=SC2086 # JAVA_OPTS is a list of flags
+java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
+PIDS+=($!)
+FAIRWAY_PID=$!
+wait_http "$FAIRWAY_PORT" / "$FAIRWAY_PID" Fairway
+log "Fairway on $HOST:$FAIRWAY_PORT (instances $FAIRWAY_INSTANCES; JAVA_OPTS: $JAVA_OPTS)"
+
+# ---- sanity: every target serves both bodies in full ----------------------------------------
+declare -A PORT_OF=([backend]=$BACKEND1_PORT [haproxy]=$HAPROXY_PORT [fairway]=$FAIRWAY_PORT)
+for t in backend haproxy fairway; do
+  for path in $PATHS; do
+    out=$(curl -s -o /dev/null -m 5 -w '%{http_code} %{size_download}' "http://$HOST:${PORT_OF[$t]}$path" || true)
+    [[ ${out%% *} == 200 ]] || die "$t answered '$out' on $path; expected 200"
+  done
+  out=$(curl -s -o /dev/null -m 5 -w '%{size_download}' "http://$HOST:${PORT_OF[$t]}/64k" || true)
+  [[ $out == 65536 ]] || die "$t sent $out bytes on /64k; expected 65536"
+done
+
+# ---- measuring ------------------------------------------------------------------------------
+RAW=$WORK/raw.tsv
+printf 'round\ttarget\tpath\tconns\trps\tp99_ms\terrors\n' > "$RAW"
+MAXCONN=$(for c in $CONNS; do echo "$c"; done | sort -n | tail -1)
+
+# run_wrk TARGET PATH CONNS DURATION: prints "rps p99_ms errors" (errors = non-2xx/3xx + socket errors)
+run_wrk() {
+  local t=$1 path=$2 c=$3 d=$4 out threads=$WRK_THREADS
+  if (( threads > c )); then threads=$c; fi
+  out=$(timeout $(( $(secs "$d") + 30 )) wrk -t "$threads" -c "$c" -d "$d" --latency \
+        "http://$HOST:${PORT_OF[$t]}$path" 2>&1) || die "wrk against $t $path failed: $out"
+  awk '
+    function ms(v) {
+      if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+      if (v ~ /m$/)  return substr(v, 1, length(v) - 1) * 60000
+      if (v ~ /s$/)  return substr(v, 1, length(v) - 1) * 1000
+      return v + 0
+    }
+    /^Requests\/sec:/               { rps = $2 }
+    $1 == "99%"                     { p99 = ms($2) }
+    /Non-2xx or 3xx responses:/     { err += $NF }
+    /Socket errors:/                { gsub(",", ""); err += $4 + $6 + $8 + $10 }
+    END { if (rps == "") exit 1; printf "%.0f %.3f %d\n", rps, p99, err }
+  ' <<< "$out" || die "could not parse wrk output for $t $path: $out"
+}
+
+log "warming up (Fairway ${WARMUP_FAIRWAY} per path for the JIT, others ${WARMUP_OTHER})"
+for path in $PATHS; do
+  run_wrk fairway "$path" "$MAXCONN" "$WARMUP_FAIRWAY" > /dev/null
+  run_wrk haproxy "$path" "$MAXCONN" "$WARMUP_OTHER" > /dev/null
+  if (( DIRECT_ROUNDS > 0 )); then run_wrk backend "$path" "$MAXCONN" "$WARMUP_OTHER" > /dev/null; fi
+done
+
+for (( r = 1; r <= ROUNDS; r++ )); do
+  if (( r % 2 == 1 )); then order="haproxy fairway"; else order="fairway haproxy"; fi
+  if (( r <= DIRECT_ROUNDS )); then order="backend $order"; fi
+  for path in $PATHS; do
+    for c in $CONNS; do
+      for t in $order; do
+        res=$(run_wrk "$t" "$path" "$c" "$DURATION")
+        read -r rps p99 err <<< "$res"
+        printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$path" "$c" "$rps" "$p99" "$err" >> "$RAW"
+        log "round $r/$ROUNDS  $t $path c=$c: $rps req/s, p99 $p99 ms, errors $err"
+      done
+    done
+  done
+done
+kill -0 "$FAIRWAY_PID" 2>/dev/null || die "Fairway died during the run"
+if [[ -n ${RAW_OUT:-} ]]; then cp "$RAW" "$RAW_OUT"; fi
+
+# ---- table ----------------------------------------------------------------------------------
+# median COLUMN TARGET PATH CONNS: median of that column over the rounds ("-" if never measured)
+median() {
+  awk -F'\t' -v col="$1" -v t="$2" -v p="$3" -v c="$4" \
+      'NR > 1 && $2 == t && $3 == p && $4 == c { print $col }' "$RAW" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
+          if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+total_errors() {
+  awk -F'\t' -v t="$1" -v p="$2" -v c="$3" 'NR > 1 && $2 == t && $3 == p && $4 == c { s += $7 } END { print s + 0 }' "$RAW"
+}
+
+echo
+echo "Fairway vs HAProxy, $(nproc) cores, wrk -t$WRK_THREADS, $ROUNDS rounds of $DURATION (medians), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "Fairway JAVA_OPTS: $JAVA_OPTS; proxy.instances $FAIRWAY_INSTANCES; HAProxy nbthread $HAPROXY_THREADS"
+echo
+printf '| %-8s | %-5s | %5s | %10s | %8s | %6s | %11s | %11s |\n' \
+  target path conns "req/s" "p99 ms" errors "req/s ratio" "p99 ratio"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ------- ------: -----------: ---------: -------: ------------: ------------:
+for path in $PATHS; do
+  for c in $CONNS; do
+    for t in backend haproxy fairway; do
+      rps=$(median 5 "$t" "$path" "$c")
+      [[ $rps == - ]] && continue
+      p99=$(median 6 "$t" "$path" "$c")
+      err=$(total_errors "$t" "$path" "$c")
+      rr=""; pr=""
+      if [[ $t == fairway ]]; then
+        hr=$(median 5 haproxy "$path" "$c"); hp=$(median 6 haproxy "$path" "$c")
+        rr=$(awk -v a="$rps" -v b="$hr" 'BEGIN { printf "%.2f", a / b }')
+        pr=$(awk -v a="$p99" -v b="$hp" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+      fi
+      printf '| %-8s | %-5s | %5s | %10.0f | %8.2f | %6s | %11s | %11s |\n' \
+        "$t" "$path" "$c" "$rps" "$p99" "$err" "$rr" "$pr"
+    done
+  done
+done
+echo
+echo "req/s ratio = Fairway/HAProxy median requests/s (target >= 0.80); p99 ratio = Fairway/HAProxy median p99 (lower is better)."
+echo "backend = one nginx worker measured directly ($DIRECT_ROUNDS of $ROUNDS rounds), a reference, not a proxy."
