@@ -68,7 +68,7 @@ final class Exchange extends Waiter {
   void start() {
     req.pause();
     resp.closeHandler(v -> onClientGone());
-    Admission a = table.acquire(route.slots(), this, startNanos);
+    Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
       case GRANTED -> connect(endpoint());
       case QUEUED -> awaitSlot();

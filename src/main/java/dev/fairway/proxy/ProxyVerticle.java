@@ -46,6 +46,7 @@ public final class ProxyVerticle extends VerticleBase {
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   private final ProxySettings settings;
+  private final int lane;
   private final SlotTable table;
   private final FairwayMetrics metrics;
   private final IntConsumer onListening;
@@ -58,14 +59,16 @@ public final class ProxyVerticle extends VerticleBase {
 
   /**
    * @param settings    listener settings
+   * @param lane        this instance's index (0 .. instances - 1): its lane in the slot table
    * @param table       the process-wide slot table
    * @param metrics     Fairway's meters
    * @param draining    whether this proxy is shutting down (responses then close keep-alive)
    * @param onListening told the actual port once listening
    */
-  public ProxyVerticle(ProxySettings settings, SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
-                       IntConsumer onListening) {
+  public ProxyVerticle(ProxySettings settings, int lane, SlotTable table, FairwayMetrics metrics,
+                       BooleanSupplier draining, IntConsumer onListening) {
     this.settings = settings;
+    this.lane = lane;
     this.draining = draining;
     this.table = table;
     this.metrics = metrics;
@@ -109,6 +112,10 @@ public final class ProxyVerticle extends VerticleBase {
 
   HttpClientAgent client() {
     return client;
+  }
+
+  int lane() {
+    return lane;
   }
 
   Tally tally() {
