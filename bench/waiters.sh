@@ -192,9 +192,9 @@ JVM_THREADS='^(GC Thread|G1 |C[12] CompilerThre|VM |Reference Handl|Finalizer|Si
 app_threads() { cat /proc/"$FW"/task/*/comm | grep -cvE "$JVM_THREADS"; }
 thread_names() { cat /proc/"$FW"/task/*/comm | sed 's/[0-9]*$//' | sort | uniq -c; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$FW/status"; }
-heap_used_kb() {
-  jcmd "$FW" GC.run >/dev/null
-  jcmd "$FW" GC.heap_info | awk '/heap/ && /used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i+1); sub(/,$/, "", v); print v; exit } }' \
+heap_used_kb() {   # one attach (jcmd is itself a JVM start): a full GC, then the heap summary
+  printf 'GC.run\nGC.heap_info\n' > "$tmp/jcmd-heap"
+  jcmd -J-XX:TieredStopAtLevel=1 "$FW" -f "$tmp/jcmd-heap" | awk '/heap/ && /used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i+1); sub(/,$/, "", v); print v; exit } }' \
     | sed 's/K$//'
 }
 since() { python3 -c "import time; print(f'{time.time() - $t_start:.1f}')"; }
