@@ -260,6 +260,7 @@ printf '%-36s %12s %20s %12s\n' "open file descriptors" "$fd0" "$fd1" "$fd2"
 printf '%-36s %12s %20s %12s\n' "heap used after GC.run" "$(mb "$heap0")" "$(mb "$heap1")" "$(mb "$heap2")"
 printf '%-36s %12s %20s %12s\n' "RSS (VmRSS)" "$(mb "$rss0")" "$(mb "$rss1")" "$(mb "$rss2")"
 echo "('during' waiting: first read / after the heap sample / just before release)"
+echo "Fairway's threads during: $(cat /proc/"$FW"/task/*/comm | grep -vE "$JVM_THREADS" | sort | paste -sd, -)"
 growth=$((heap1 - heap0))
 echo "heap growth: $(mb "$growth") total, $(python3 -c "print(f'{$growth*1024/$N:.0f}')") bytes per waiter; RSS growth: $(mb $((rss1 - rss0)))"
 if [[ "$names0" != "$names1" ]]; then
