@@ -55,7 +55,8 @@ public final class Main {
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Vertx vertx = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions()
+            .setEnabled(config.metrics().vertx()).setMeterCacheEnabled(true)))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
     Fairway.start(vertx, config, registry).onSuccess(fairway -> {

@@ -55,6 +55,7 @@ public final class ProxyVerticle extends VerticleBase {
   private HttpClientAgent client;
   private HttpServer server;
   private final Tally tally = new Tally();
+  private final ResponseDeadlines deadlines = new ResponseDeadlines();
   private final Set<HttpConnection> usedConnections = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
@@ -92,6 +93,7 @@ public final class ProxyVerticle extends VerticleBase {
         .setCompressionSupported(false);
     server = vertx.createHttpServer(options).requestHandler(this::handle);
     vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
+    vertx.setPeriodic(ResponseDeadlines.SWEEP_MS, id -> deadlines.sweep(System.nanoTime()));
     return consumer.completion()
         .compose(v -> vertx.eventBus().<BalancerSnapshot>request(Addresses.SNAPSHOT_GET, null))
         .onSuccess(m -> swap(m.body()))
@@ -116,6 +118,10 @@ public final class ProxyVerticle extends VerticleBase {
 
   int lane() {
     return lane;
+  }
+
+  ResponseDeadlines deadlines() {
+    return deadlines;
   }
 
   Tally tally() {
