@@ -25,6 +25,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,6 +72,7 @@ public final class LameDuckBackend {
   private final long lingerMs;
   private final long drainTimeoutMs;
   private final int warmupRequests;
+  private final long idleCloseMs;
   private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -88,6 +91,7 @@ public final class LameDuckBackend {
     this.lingerMs = Long.parseLong(args.getOrDefault("linger-ms", "300"));
     this.drainTimeoutMs = Long.parseLong(args.getOrDefault("drain-timeout-ms", "10000"));
     this.warmupRequests = Integer.parseInt(args.getOrDefault("warmup-requests", "400"));
+    this.idleCloseMs = Long.parseLong(args.getOrDefault("idle-close-ms", "0"));
   }
 
   public static void main(String[] argv) throws Exception {
@@ -99,7 +103,12 @@ public final class LameDuckBackend {
       args.put(argv[i].substring(2), argv[i + 1]);
     }
     LameDuckBackend b = new LameDuckBackend(args);
-    b.start();
+    try {
+      b.start();
+    } catch (Exception e) {
+      System.out.println(b.id + ": cannot start: " + e);
+      System.exit(1);
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(b::shutdown, "lame-duck-shutdown"));
     System.out.println("READY " + b.port);
     System.out.flush();
@@ -124,11 +133,18 @@ public final class LameDuckBackend {
           @Override
           protected void initChannel(SocketChannel ch) {
             connections.add(ch);
+            if (idleCloseMs > 0) {
+              ch.pipeline().addLast(new IdleStateHandler(0, 0, idleCloseMs, TimeUnit.MILLISECONDS));
+            }
             ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20), new Handler());
           }
         })
         .bind("127.0.0.1", port).sync().channel();
-    warmUp();
+    try {
+      warmUp();
+    } catch (Exception e) {
+      log("warm-up incomplete: " + e);
+    }
     if (admin != null) {
       lameDuck("DELETE");
     }
@@ -213,10 +229,13 @@ public final class LameDuckBackend {
   }
 
   private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private boolean busy;
+
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
       boolean keepAlive = HttpUtil.isKeepAlive(req);
       inFlight.incrementAndGet();
+      busy = true;
       String path = req.uri();
       if (path.startsWith("/health") || path.startsWith("/warmup")) {
         respond(ctx, keepAlive, "ok\n");
@@ -234,12 +253,21 @@ public final class LameDuckBackend {
       if (close) {
         resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       }
+      busy = false;
       ctx.writeAndFlush(resp).addListener(f -> {
         inFlight.decrementAndGet();
         if (close) {
           ctx.channel().close();
         }
       });
+    }
+
+    /** {@code --idle-close-ms}: a keep-alive timeout, closing connections idle that long (stale pooled connections). */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof IdleStateEvent && !busy) {
+        ctx.close();
+      }
     }
 
     @Override

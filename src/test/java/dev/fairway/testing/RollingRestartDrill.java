@@ -42,6 +42,9 @@ import java.util.concurrent.TimeUnit;
  * http://127.0.0.1:18080/ --ports 19101,19102,19103 --admin http://127.0.0.1:18090 --token T
  * --concurrency 20 --warmup-ms 3000 --load-ms 8000}. Its last line is machine-readable:
  * {@code RESULT fairway requests=9120 errors=0 p50=4.1 p99=14.2 p999=31.0 max=88.4}.
+ *
+ * <p>{@code -Ddrill.backendArgs="--idle-close-ms 2 --warmup-requests 0"} passes extra arguments
+ * to every backend, e.g. a tiny keep-alive timeout that makes stale pooled connections common.
  */
 public final class RollingRestartDrill implements AutoCloseable {
 
@@ -321,6 +324,10 @@ public final class RollingRestartDrill implements AutoCloseable {
           "--port", Integer.toString(port), "--id", id, "--work-ms", Long.toString(o.workMs())));
       if (o.admin() != null) {
         cmd.addAll(List.of("--admin", o.admin(), "--token", o.token()));
+      }
+      String extra = System.getProperty("drill.backendArgs", "").trim();
+      if (!extra.isEmpty()) {
+        cmd.addAll(Arrays.asList(extra.split("\\s+")));
       }
       ready = new CompletableFuture<>();
       process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
