@@ -37,6 +37,7 @@ public final class Fairway {
   private final Vertx vertx;
   private final FairwayConfig config;
   private final SlotTable table;
+  private final BalancerVerticle.ConfigSource source;
   private final FairwayMetrics metrics;
   private final AtomicInteger proxyPort = new AtomicInteger();
   private final AtomicInteger adminPort = new AtomicInteger();
@@ -44,7 +45,9 @@ public final class Fairway {
   private final List<ProxyVerticle> proxies = new CopyOnWriteArrayList<>();
   private Future<Void> drained;
 
-  private Fairway(Vertx vertx, FairwayConfig config, PrometheusMeterRegistry registry) {
+  private Fairway(Vertx vertx, FairwayConfig config, BalancerVerticle.ConfigSource source,
+                  PrometheusMeterRegistry registry) {
+    this.source = source;
     this.vertx = vertx;
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
@@ -53,17 +56,19 @@ public final class Fairway {
 
   /** Deploys everything with a registry of its own; fails if any listener cannot bind. */
   public static Future<Fairway> start(Vertx vertx, FairwayConfig config) {
-    return start(vertx, config, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    return start(vertx, config, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
   }
 
   /**
    * Deploys everything; fails if any listener cannot bind.
    *
+   * @param source   the config file to watch for changes, or {@code null}
    * @param registry where Fairway's meters go (and Vert.x's own, if {@code vertx} was built with
    *                 it); scraped at the admin port's {@code /metrics}
    */
-  public static Future<Fairway> start(Vertx vertx, FairwayConfig config, PrometheusMeterRegistry registry) {
-    Fairway f = new Fairway(vertx, config, registry);
+  public static Future<Fairway> start(Vertx vertx, FairwayConfig config, BalancerVerticle.ConfigSource source,
+                                      PrometheusMeterRegistry registry) {
+    Fairway f = new Fairway(vertx, config, source, registry);
     return f.deploy().map(f);
   }
 
@@ -77,7 +82,7 @@ public final class Fairway {
         .orElse(Future.succeededFuture());
     int instances = proxyInstances(config);
     return demo
-        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, table, metrics)))
+        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics)))
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {

@@ -1,16 +1,15 @@
 package dev.fairway;
 
 import dev.fairway.config.ConfigException;
-import dev.fairway.config.ConfigParser;
 import dev.fairway.config.FairwayConfig;
+import dev.fairway.control.BalancerVerticle;
+import dev.fairway.control.ConfigReloader;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -52,6 +51,7 @@ public final class Main {
       }
     }
     FairwayConfig config = load(confPath);
+    BalancerVerticle.ConfigSource source = new BalancerVerticle.ConfigSource(confPath, hashOf(confPath));
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Vertx vertx = Vertx.builder()
@@ -59,7 +59,7 @@ public final class Main {
             .setEnabled(config.metrics().vertx()).setMeterCacheEnabled(true)))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
-    Fairway.start(vertx, config, registry).onSuccess(fairway -> {
+    Fairway.start(vertx, config, source, registry).onSuccess(fairway -> {
       long deadline = config.proxy().drainGraceMs() + config.proxy().drainTimeoutMs() + 5_000;
       Runnable drainAndExit = () -> {
         try {
@@ -93,16 +93,18 @@ public final class Main {
     } catch (IOException e) {
       return exitInvalid(path, "$: cannot read the file (" + e.getMessage() + ")");
     }
-    Object root;
     try {
-      root = Json.decodeValue(text);
-    } catch (DecodeException e) {
-      return exitInvalid(path, "$: not valid JSON (" + e.getMessage().replace('\n', ' ') + ")");
-    }
-    try {
-      return ConfigParser.parse(JsonValues.toPlain(root), System.getenv());
+      return ConfigReloader.parse(text, System.getenv());
     } catch (ConfigException e) {
       return exitInvalid(path, e.problems().toArray(String[]::new));
+    }
+  }
+
+  private static String hashOf(Path path) {
+    try {
+      return ConfigReloader.shortHash(Files.readString(path));
+    } catch (IOException e) {
+      return "";
     }
   }
 

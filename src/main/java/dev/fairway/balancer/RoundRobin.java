@@ -1,5 +1,7 @@
 package dev.fairway.balancer;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import java.util.List;
 
 /**
@@ -9,19 +11,33 @@ import java.util.List;
  * sequence goes on {@code W1 W2 W3 W1}.
  */
 public final class RoundRobin implements Strategy {
-  private int next;
+  private final AtomicInteger next = new AtomicInteger();
 
   @Override
   public Endpoint pick(List<Endpoint> members, long nowNanos) {
     int n = members.size();
-    for (int i = 0; i < n; i++) {
-      int idx = (next + i) % n;
-      Endpoint e = members.get(idx);
-      if (e.canTake()) {
-        next = idx + 1 == n ? 0 : idx + 1;
-        return e;
+    while (true) {
+      int cursor = next.get();
+      Endpoint chosen = null;
+      int after = cursor;
+      for (int i = 0; i < n; i++) {
+        int idx = (cursor + i) % n;
+        Endpoint e = members.get(idx);
+        if (e.canTake()) {
+          chosen = e;
+          after = idx + 1 == n ? 0 : idx + 1;
+          break;
+        }
+      }
+      if (chosen == null || next.compareAndSet(cursor, after)) {
+        return chosen;
       }
     }
-    return null;
+  }
+
+  /** One cursor for every event loop: the whole process sends requests strictly in turn. */
+  @Override
+  public boolean sharedAcrossLanes() {
+    return true;
   }
 }

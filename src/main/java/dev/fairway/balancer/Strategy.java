@@ -8,8 +8,10 @@ import java.util.List;
  * <p>Example: a {@link RoundRobin} over {@code [W1, W2]} picks W1, W2, W1, ... and skips any
  * endpoint that cannot {@link Endpoint#canTake() take} a request.
  *
- * <p>Implementations are not thread-safe: the slot table calls them under its lock, so a pick and
- * the slot it takes are one atomic step.
+ * <p>An instance is used by one thread at a time: each event loop (a lane of the slot table) picks
+ * with its own instance, or the table's lock guards a shared one, unless the strategy says it is
+ * {@link #sharedAcrossLanes() safe to share}. A pick only chooses; the slot table then takes the
+ * slot atomically and picks again if another event loop took the last one first.
  *
  * <p>The member list is immutable and stays the same object until the members change (the slot
  * table then passes a new list and calls {@link #reset}); strategies may key per-member state on
@@ -30,6 +32,14 @@ public interface Strategy {
 
   /** A slot of {@code endpoint} became free (by this service or another sharing the backend). */
   default void onSlotFreed(Endpoint endpoint) {
+  }
+
+  /**
+   * Whether one instance may serve every event loop at once (thread-safe {@link #pick}); if not,
+   * each event loop gets an instance of its own.
+   */
+  default boolean sharedAcrossLanes() {
+    return false;
   }
 
   /** The members, their capacities or their availability changed. */

@@ -82,6 +82,9 @@ public final class ConfigParser {
     Node m = root.object("metrics");
     MetricsSettings metrics = new MetricsSettings(m.bool("vertx", true));
     m.rejectUnknownKeys();
+    Node r = root.object("reload");
+    ReloadSettings reload = new ReloadSettings(r.longIn("scanPeriodMs", 2000, 0, 3_600_000));
+    r.rejectUnknownKeys();
     List<ServiceConfig> services = services(root);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
@@ -89,7 +92,7 @@ public final class ConfigParser {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new FairwayConfig(proxy, admin, subsetting, metrics, services, demo);
+    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, services, demo);
   }
 
   private static ProxySettings proxy(Node n) {

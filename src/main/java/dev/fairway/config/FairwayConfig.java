@@ -13,11 +13,13 @@ import java.util.Optional;
  * @param admin      the admin listener and its token
  * @param subsetting this process's client id and the number of proxy processes
  * @param metrics    which meters {@code /metrics} exposes
+ * @param reload     how the config file is watched
  * @param services   the services, in file order
  * @param demo       embedded sample backends, when present
  */
 public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
-                            MetricsSettings metrics, List<ServiceConfig> services, Optional<DemoSettings> demo) {
+                            MetricsSettings metrics, ReloadSettings reload, List<ServiceConfig> services,
+                            Optional<DemoSettings> demo) {
   public FairwayConfig {
     services = List.copyOf(services);
   }

@@ -65,7 +65,11 @@ public final class BalancerVerticle extends VerticleBase {
 
   private final SlotTable table;
   private final FairwayMetrics metrics;
-  private final FairwayConfig config;
+  private FairwayConfig config;
+  private int configVersion = 1;
+  private String configHash = "";
+  /** Backends added through the API, per service: kept across reloads unless the file names them. */
+  private final Map<String, Map<String, BackendConfig>> apiAdded = new LinkedHashMap<>();
   private final Map<String, BackendEntry> backends = new LinkedHashMap<>();
   private final Map<String, ServiceConfig> services = new LinkedHashMap<>();
   private final Map<String, List<String>> serviceMembers = new LinkedHashMap<>();
@@ -77,8 +81,25 @@ public final class BalancerVerticle extends VerticleBase {
   private HealthChecker checker;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
 
-  public BalancerVerticle(FairwayConfig config, SlotTable table, FairwayMetrics metrics) {
+  private final ConfigSource source;
+  private ConfigReloader reloader;
+
+  /**
+   * The file a running config came from, and the short hash of its text.
+   *
+   * @param path the config file, watched for changes
+   * @param hash {@link ConfigReloader#shortHash} of the text it was started with
+   */
+  public record ConfigSource(java.nio.file.Path path, String hash) {
+  }
+
+  /**
+   * @param source where the config came from, to watch it; {@code null} for none (tests)
+   */
+  public BalancerVerticle(FairwayConfig config, ConfigSource source, SlotTable table, FairwayMetrics metrics) {
     this.config = config;
+    this.source = source;
+    this.configHash = source == null ? "" : source.hash();
     this.table = table;
     this.metrics = metrics;
   }
@@ -94,12 +115,19 @@ public final class BalancerVerticle extends VerticleBase {
     bus.<String>localConsumer(Addresses.LAME_DUCK_SIGNAL, m -> onLameDuckHeader(m.body()));
     bus.<JsonObject>localConsumer(Addresses.COMMANDS, this::onCommand);
     loadConfig();
+    if (source != null && config.reload().scanPeriodMs() > 0) {
+      reloader = new ConfigReloader(source.path(), System.getenv());
+      reloader.start(vertx, config.reload().scanPeriodMs(), this::reload);
+    }
     vertx.setPeriodic(TICK_MS, id -> tick());
     return Future.succeededFuture();
   }
 
   @Override
   public Future<?> stop() {
+    if (reloader != null) {
+      reloader.stop();
+    }
     return healthClient.close();
   }
 
@@ -118,6 +146,99 @@ public final class BalancerVerticle extends VerticleBase {
           backends.size());
     }
     publish();
+  }
+
+  /**
+   * Applies a new valid config without dropping in-flight requests: new services and backends
+   * join (new backends unhealthy until checked), removed ones drain and then go, capacities,
+   * weights, strategies and timeouts change in place for new requests. Backends added through the
+   * API stay unless the file now names the same id. Listener addresses need a restart.
+   */
+  public void reload(FairwayConfig next, String hash) {
+    if (hash.equals(configHash)) {
+      return;
+    }
+    if (!next.proxy().equals(config.proxy()) || !next.admin().equals(config.admin())) {
+      LOG.warn("config version {}: proxy/admin listener settings changed; they apply at the next restart",
+          configVersion + 1);
+    }
+    int added = 0;
+    int changed = 0;
+    int removed = 0;
+    Map<String, ServiceConfig> nextServices = new LinkedHashMap<>();
+    next.services().forEach(s -> nextServices.put(s.name(), s));
+    for (String name : new ArrayList<>(services.keySet())) {
+      if (!nextServices.containsKey(name)) {
+        for (String id : new ArrayList<>(serviceMembers.get(name))) {
+          removed += detach(name, id, "service " + name + " left the config") ? 1 : 0;
+        }
+        services.remove(name);
+        serviceMembers.remove(name);
+        apiAdded.remove(name);
+      }
+    }
+    for (ServiceConfig s : next.services()) {
+      services.put(s.name(), s);
+      Map<String, BackendConfig> wanted = new LinkedHashMap<>();
+      s.backends().forEach(b -> wanted.put(b.id(), b));
+      apiAdded.getOrDefault(s.name(), Map.of()).forEach(wanted::putIfAbsent);
+      List<String> members = serviceMembers.computeIfAbsent(s.name(), k -> new ArrayList<>());
+      for (String id : new ArrayList<>(members)) {
+        if (!wanted.containsKey(id)) {
+          removed += detach(s.name(), id, "left service " + s.name() + " in the config") ? 1 : 0;
+        }
+      }
+      for (BackendConfig b : wanted.values()) {
+        BackendEntry e = backends.get(b.id());
+        if (e != null && (e.status.draining() || !e.config.url().equals(b.url()))) {
+          forget(e, "replaced by the new config");
+          e = null;
+        }
+        if (e == null) {
+          e = addBackend(b, s, false);
+          added++;
+        } else if (!e.config.equals(b) || !e.healthCheck.equals(s.healthCheck())) {
+          e.config = b;
+          e.healthCheck = s.healthCheck();
+          changed++;
+        }
+        e.services.add(s.name());
+        if (!members.contains(b.id())) {
+          members.add(b.id());
+        }
+      }
+      members.sort(java.util.Comparator.comparingInt(new ArrayList<>(wanted.keySet())::indexOf));
+    }
+    config = next;
+    configVersion++;
+    configHash = hash;
+    publish();
+    LOG.info("config version {} (sha {}) is live: {} backends added, {} changed, {} draining",
+        configVersion, hash, added, changed, removed);
+  }
+
+  /**
+   * Takes a backend out of one service; once no service lists it, it stays visible as draining
+   * until its last request ends and then goes.
+   */
+  private boolean detach(String service, String id, String why) {
+    BackendEntry e = backends.get(id);
+    List<String> members = serviceMembers.get(service);
+    if (members != null) {
+      members.remove(id);
+    }
+    if (e == null) {
+      return false;
+    }
+    e.services.remove(service);
+    if (e.services.isEmpty()) {
+      if (members != null) {
+        members.add(id);
+      }
+      transition(e, e.status.drain(why));
+      return true;
+    }
+    return false;
   }
 
   private BackendEntry addBackend(BackendConfig b, ServiceConfig service, boolean atStartUp) {
@@ -316,7 +437,7 @@ public final class BalancerVerticle extends VerticleBase {
       if (e.status.draining()) {
         TableView.EndpointCounts c = table.endpointCounts(e.id());
         if (c == null || c.active() == 0) {
-          forget(e);
+          forget(e, "drained and removed");
           removedAny = true;
         }
       }
@@ -326,14 +447,14 @@ public final class BalancerVerticle extends VerticleBase {
     }
   }
 
-  private void forget(BackendEntry e) {
+  private void forget(BackendEntry e, String why) {
     e.removed = true;
     if (e.checkTimer >= 0) {
       vertx.cancelTimer(e.checkTimer);
     }
     backends.remove(e.id());
     serviceMembers.values().forEach(ids -> ids.remove(e.id()));
-    LOG.info("backend {} drained and removed", e.id());
+    LOG.info("backend {} {}", e.id(), why);
   }
 
   // ---- admin commands
@@ -387,6 +508,7 @@ public final class BalancerVerticle extends VerticleBase {
     for (BackendConfig b : added) {
       BackendEntry entry = addBackend(b, service, false);
       entry.services.add(serviceName);
+      apiAdded.computeIfAbsent(serviceName, k -> new LinkedHashMap<>()).put(b.id(), b);
       if (!members.contains(b.id())) {
         members.add(b.id());
       }
@@ -411,6 +533,7 @@ public final class BalancerVerticle extends VerticleBase {
       return;
     }
     entry.services.remove(serviceName);
+    apiAdded.getOrDefault(serviceName, new LinkedHashMap<>()).remove(id);
     if (entry.services.isEmpty()) {
       transition(entry, entry.status.drain("removed from service " + serviceName + " by API"));
     } else {
@@ -442,6 +565,8 @@ public final class BalancerVerticle extends VerticleBase {
           .put("active", sc == null ? 0 : sc.active())
           .put("clientId", config.subsetting().clientId())
           .put("clientCount", config.subsetting().clientCount())
+          .put("configVersion", configVersion)
+          .put("configHash", configHash)
           .put("backends", list));
     }
     return out;

@@ -43,7 +43,7 @@ public final class ServiceSlots {
   volatile boolean removed;
   /** Whether picks may run without the table's lock (every strategy but slot-queue). */
   volatile boolean lockFree;
-  Strategy shared;
+  volatile Strategy shared;
   int maxWaiting;
   volatile int maxActive;
   final AtomicInteger active = new AtomicInteger();
@@ -65,6 +65,10 @@ public final class ServiceSlots {
 
   /** The strategy of {@code lane}, rebuilt or reset on that lane's thread after a change. */
   Strategy local(int lane) {
+    Strategy s = shared;
+    if (s.sharedAcrossLanes()) {
+      return s;
+    }
     Lane l = lanes[lane < lanes.length ? lane : 0];
     int g = generation;
     if (l.generation != g) {

@@ -37,7 +37,7 @@ class WeightedScoresIT {
   private TestBackend reporting(String cpu) {
     return TestBackend.start(vertx, req -> req.response()
         .putHeader("endpoint-load-metrics", "TEXT cpu_utilization=" + cpu + ", rps_fractional=100")
-        .end("x"));
+        .end("x"), true);
   }
 
   private String get(int port, String uri) throws Exception {
@@ -52,7 +52,7 @@ class WeightedScoresIT {
     TestBackend busy = reporting("0.9");
     TestBackend idle = reporting("0.3");
     TestConfig cfg = TestConfig.service("s", backend("busy", busy.port(), 100), backend("idle", idle.port(), 100))
-        .strategy("weighted-round-robin").healthCheck(100, 500, 1, 3);
+        .strategy("weighted-round-robin").healthCheck(300, 500, 1, 3);
     cfg.lastService().put("balancing", new JsonObject().put("blackoutMs", 300));
     Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
     int port = fw.proxyPort();
