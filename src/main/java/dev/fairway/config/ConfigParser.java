@@ -36,7 +36,10 @@ public final class ConfigParser {
    * Parses a JSON document already decoded into maps, lists, strings, numbers and booleans.
    *
    * @param root the decoded document
-   * @param env  environment variables (for {@value #ADMIN_TOKEN_ENV})
+   * @param env  environment variables: {@code FAIRWAY_PROXY_HOST}, {@code FAIRWAY_PROXY_PORT},
+   *             {@code FAIRWAY_PROXY_INSTANCES}, {@code FAIRWAY_ADMIN_HOST}, {@code FAIRWAY_ADMIN_PORT},
+   *             {@value #ADMIN_TOKEN_ENV}, {@code FAIRWAY_CLIENT_ID}, {@code FAIRWAY_CLIENT_COUNT}
+   *             override the matching keys
    * @throws ConfigException with one line per problem
    */
   public static FairwayConfig parse(Object root, Map<String, String> env) throws ConfigException {
@@ -75,9 +78,9 @@ public final class ConfigParser {
   }
 
   private FairwayConfig build(Object rootValue, Map<String, String> env) throws ConfigException {
-    Node root = Node.root(rootValue, problems);
+    Node root = Node.root(EnvOverrides.apply(rootValue, env, problems), problems);
     ProxySettings proxy = proxy(root.object("proxy"));
-    AdminSettings admin = admin(root.object("admin"), env);
+    AdminSettings admin = admin(root.object("admin"));
     SubsettingSettings subsetting = subsetting(root.object("subsetting"));
     Node m = root.object("metrics");
     MetricsSettings metrics = new MetricsSettings(m.bool("vertx", true));
@@ -103,12 +106,8 @@ public final class ConfigParser {
     return p;
   }
 
-  private static AdminSettings admin(Node n, Map<String, String> env) {
+  private static AdminSettings admin(Node n) {
     String token = n.string("token", PLACEHOLDER_TOKEN);
-    String fromEnv = env.get(ADMIN_TOKEN_ENV);
-    if (fromEnv != null && !fromEnv.isBlank()) {
-      token = fromEnv;
-    }
     AdminSettings a = new AdminSettings(n.string("host", "127.0.0.1"), n.intIn("port", 9090, 0, 65535), token);
     n.rejectUnknownKeys();
     return a;

@@ -99,6 +99,21 @@ class ConfigParserTest {
   }
 
   @Test
+  void environmentOverridesSingleKeysAndIsValidatedLikeTheFile() throws Exception {
+    Object root = JsonValues.toPlain(full());
+
+    FairwayConfig c = ConfigParser.parse(root, Map.of("FAIRWAY_PROXY_PORT", "8181", "FAIRWAY_ADMIN_HOST", "0.0.0.0",
+        "FAIRWAY_CLIENT_ID", "1", "FAIRWAY_CLIENT_COUNT", "3"));
+    assertThat(c.proxy().port()).isEqualTo(8181);
+    assertThat(c.admin().host()).isEqualTo("0.0.0.0");
+    assertThat(c.subsetting()).isEqualTo(new SubsettingSettings(1, 3));
+    assertThatThrownBy(() -> ConfigParser.parse(root, Map.of("FAIRWAY_PROXY_PORT", "http", "FAIRWAY_ADMIN_PORT", "70000")))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            "env FAIRWAY_PROXY_PORT: \"http\" is invalid; expected an integer",
+            "admin.port: 70000 is invalid; expected an integer from 0 to 65535"));
+  }
+
+  @Test
   void unknownStrategy() {
     JsonObject root = full();
     firstService(root).put("strategy", "fastest");

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A raw TCP backend on 127.0.0.1 and a free port that misbehaves on purpose: it reads each
  * connection's request head (up to the blank line) and then hands the socket to a script that
- * writes whatever bytes it likes, or nothing, and closes when it likes.
+ * writes whatever bytes it likes, or nothing, and closes when it likes. Fairway's health checks
+ * ({@code GET /health}) get a plain 200 and are not counted.
  *
  * <p>Example: {@code ScriptedBackend.start(vertx, s -> s.write("garbage\r\n\r\n").onComplete(v -> s.close()))}
  * answers every request with bytes that are not HTTP.
@@ -35,6 +36,11 @@ public final class ScriptedBackend implements AutoCloseable {
           head.append(data.toString(StandardCharsets.ISO_8859_1));
           if (head.indexOf("\r\n\r\n") >= 0) {
             scripted = true;
+            if (head.indexOf("GET /health ") == 0) {
+              socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+                  .onComplete(v -> socket.close());
+              return;
+            }
             requests.incrementAndGet();
             script.handle(socket);
           }
