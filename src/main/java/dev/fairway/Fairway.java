@@ -47,7 +47,7 @@ public final class Fairway {
   private Fairway(Vertx vertx, FairwayConfig config, PrometheusMeterRegistry registry) {
     this.vertx = vertx;
     this.config = config;
-    this.table = new SlotTable(config.subsetting().clientId());
+    this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
     this.metrics = new FairwayMetrics(registry, table);
   }
 
@@ -75,13 +75,14 @@ public final class Fairway {
             LOG.info("demo backends listening on 127.0.0.1 ports {}",
                 d.backends().stream().map(b -> Integer.toString(b.port())).toList())))
         .orElse(Future.succeededFuture());
-    int instances = config.proxy().instances() > 0 ? config.proxy().instances() : VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
+    int instances = proxyInstances(config);
     return demo
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, table, metrics)))
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
-          ProxyVerticle p = new ProxyVerticle(config.proxy(), table, metrics, draining::get, proxyPort::set);
+          ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), table, metrics, draining::get,
+              proxyPort::set);
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))
@@ -113,6 +114,11 @@ public final class Fairway {
           return Future.<Void>succeededFuture();
         });
     return drained;
+  }
+
+  /** Proxy verticles to deploy: {@code proxy.instances}, or one per event loop when 0. */
+  private static int proxyInstances(FairwayConfig config) {
+    return config.proxy().instances() > 0 ? config.proxy().instances() : VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
   }
 
   public int proxyPort() {

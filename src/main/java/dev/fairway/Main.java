@@ -77,7 +77,8 @@ public final class Main {
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     VertxBuilder builder = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions()
+            .setEnabled(fileConfig.metrics().vertx()).setMeterCacheEnabled(true)))
         .withMetrics(new MicrometerMetricsFactory(registry));
     Vertx vertx;
     FairwayConfig config = fileConfig;
@@ -105,7 +106,8 @@ public final class Main {
       log.info("joined the cluster as node {}: {} members, this proxy is {} (config's subsetting ignored)",
           membership.nodeId(), position.clientCount(), position);
       config = new FairwayConfig(fileConfig.proxy(), fileConfig.admin(),
-          new SubsettingSettings(position.clientId(), position.clientCount()), fileConfig.services(), fileConfig.demo());
+          new SubsettingSettings(position.clientId(), position.clientCount()), fileConfig.metrics(),
+          fileConfig.services(), fileConfig.demo());
     } else {
       vertx = builder.build();
     }

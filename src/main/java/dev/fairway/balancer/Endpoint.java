@@ -1,5 +1,7 @@
 package dev.fairway.balancer;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * A backend as the strategies and the slot table see it: where it is, how many requests this
  * process has active on it, how many it may have, and whether it takes new requests at all.
@@ -8,16 +10,18 @@ package dev.fairway.balancer;
  * active requests {@link #canTake() can take} one more; after {@code setAvailable(false)} (lame
  * duck) it takes none, while its two requests finish.
  *
- * <p>Not thread-safe: every read and write happens under the lock of the slot table that owns it.
+ * <p>Thread-safe: the active count is an atomic that {@link #tryTake()} raises only below the
+ * capacity, so event loops take slots without a lock; capacity, weight and availability are
+ * volatile and written by the balancer.
  */
 public final class Endpoint {
   private final String id;
   private final String host;
   private final int port;
-  private int capacity = 1;
-  private int active;
-  private double weight = 1.0;
-  private boolean available = true;
+  private final AtomicInteger active = new AtomicInteger();
+  private volatile int capacity = 1;
+  private volatile double weight = 1.0;
+  private volatile boolean available = true;
 
   public Endpoint(String id, String host, int port) {
     this.id = id;
@@ -47,11 +51,30 @@ public final class Endpoint {
 
   /** Requests this process has in flight on the backend. */
   public int active() {
-    return active;
+    return active.get();
   }
 
+  /** Sets the active count outright (tests and benchmarks build tables with it). */
   public void setActive(int active) {
-    this.active = active;
+    this.active.set(active);
+  }
+
+  /** Takes one slot if available and below capacity, atomically; {@code false} if it cannot. */
+  public boolean tryTake() {
+    while (true) {
+      int a = active.get();
+      if (!available || a >= capacity) {
+        return false;
+      }
+      if (active.compareAndSet(a, a + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Gives one slot back. */
+  public void release() {
+    active.decrementAndGet();
   }
 
   /** The capability score used by weighted strategies; 1.0 when nothing is known. */
@@ -74,7 +97,7 @@ public final class Endpoint {
 
   /** Available and below its capacity: a request may be granted here now. */
   public boolean canTake() {
-    return available && active < capacity;
+    return available && active.get() < capacity;
   }
 
   @Override

@@ -79,6 +79,9 @@ public final class ConfigParser {
     ProxySettings proxy = proxy(root.object("proxy"));
     AdminSettings admin = admin(root.object("admin"), env);
     SubsettingSettings subsetting = subsetting(root.object("subsetting"));
+    Node m = root.object("metrics");
+    MetricsSettings metrics = new MetricsSettings(m.bool("vertx", true));
+    m.rejectUnknownKeys();
     List<ServiceConfig> services = services(root);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
@@ -86,7 +89,7 @@ public final class ConfigParser {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new FairwayConfig(proxy, admin, subsetting, services, demo);
+    return new FairwayConfig(proxy, admin, subsetting, metrics, services, demo);
   }
 
   private static ProxySettings proxy(Node n) {

@@ -12,11 +12,12 @@ import java.util.Optional;
  * @param proxy      the client-facing listener
  * @param admin      the admin listener and its token
  * @param subsetting this process's client id and the number of proxy processes
+ * @param metrics    which meters {@code /metrics} exposes
  * @param services   the services, in file order
  * @param demo       embedded sample backends, when present
  */
 public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
-                            List<ServiceConfig> services, Optional<DemoSettings> demo) {
+                            MetricsSettings metrics, List<ServiceConfig> services, Optional<DemoSettings> demo) {
   public FairwayConfig {
     services = List.copyOf(services);
   }

@@ -40,7 +40,11 @@ final class Exchange extends Waiter {
   private final long startNanos;
 
   private long waitTimer = -1;
-  private long responseTimer = -1;
+  /** Links and deadline in the verticle's {@link ResponseDeadlines}. */
+  Exchange prevArmed;
+  Exchange nextArmed;
+  long deadlineNanos;
+  boolean armed;
   private long slotNanos;
   private HttpClientRequest backendReq;
   private boolean retried;
@@ -68,7 +72,7 @@ final class Exchange extends Waiter {
   void start() {
     req.pause();
     resp.closeHandler(v -> onClientGone());
-    Admission a = table.acquire(route.slots(), this, startNanos);
+    Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
       case GRANTED -> connect(endpoint());
       case QUEUED -> awaitSlot();
@@ -149,13 +153,7 @@ final class Exchange extends Waiter {
       if (!creq.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
         creq.setChunked(true);
       }
-      req.pipe().endOnFailure(false).to(creq).onComplete(sent -> {
-        if (sent.succeeded()) {
-          armResponseTimer();
-        } else {
-          creq.reset();
-        }
-      });
+      streamRequestBody(creq);
     } else {
       creq.end();
       req.resume();
@@ -207,22 +205,38 @@ final class Exchange extends Waiter {
     fail(otherwise);
   }
 
+  /** Streams the client's body to the backend, pausing the client while the backend is slow. */
+  private void streamRequestBody(HttpClientRequest creq) {
+    req.handler(buf -> {
+      creq.write(buf);
+      if (creq.writeQueueFull()) {
+        req.pause();
+        creq.drainHandler(v -> req.resume());
+      }
+    });
+    req.exceptionHandler(e -> creq.reset());
+    req.endHandler(v -> {
+      creq.end();
+      armResponseTimer();
+    });
+    req.resume();
+  }
+
   private void armResponseTimer() {
-    if (done || backendReq == null || responseTimer >= 0) {
+    if (done || backendReq == null || armed) {
       return;
     }
-    responseTimer = vertx().setTimer(route.timeouts().responseMs(), id -> {
-      responseTimer = -1;
-      responseTimedOut = true;
-      backendReq.reset();
-    });
+    proxy.deadlines().arm(this, System.nanoTime() + route.timeouts().responseMs() * 1_000_000L);
   }
 
   private void cancelResponseTimer() {
-    if (responseTimer >= 0) {
-      vertx().cancelTimer(responseTimer);
-      responseTimer = -1;
-    }
+    proxy.deadlines().disarm(this);
+  }
+
+  /** No response headers within {@code responseMs}: give up on the backend (the result is 504). */
+  void onResponseTimeout() {
+    responseTimedOut = true;
+    backendReq.reset();
   }
 
   private void onResponse(AsyncResult<HttpClientResponse> ar) {
@@ -258,18 +272,37 @@ final class Exchange extends Waiter {
       resp.setChunked(true);
     }
     Outcome outcome = bresp.statusCode() >= 500 ? Outcome.FAILED : Outcome.OK;
-    bresp.pipe().endOnFailure(false).to(resp).onComplete(piped -> {
-      if (piped.succeeded()) {
-        done = true;
-        release(outcome);
-      } else {
-        abort();
+    streamResponseBody(bresp, outcome);
+  }
+
+  /**
+   * Streams the backend's body to the client, pausing the backend while the client is slow. A
+   * failure of either side aborts the client connection: never a clean end.
+   */
+  private void streamResponseBody(HttpClientResponse bresp, Outcome outcome) {
+    bresp.handler(buf -> {
+      resp.write(buf);
+      if (resp.writeQueueFull()) {
+        bresp.pause();
+        resp.drainHandler(v -> bresp.resume());
       }
+    });
+    bresp.exceptionHandler(e -> abort());
+    bresp.endHandler(v -> {
+      if (done) {
+        return;
+      }
+      done = true;
+      resp.end();
+      release(outcome);
     });
   }
 
   /** The backend died mid-body or the client went away: never end the client stream cleanly. */
   private void abort() {
+    if (done) {
+      return;
+    }
     if (backendReq != null) {
       backendReq.reset();
     }

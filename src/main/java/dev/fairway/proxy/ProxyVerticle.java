@@ -46,6 +46,7 @@ public final class ProxyVerticle extends VerticleBase {
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   private final ProxySettings settings;
+  private final int lane;
   private final SlotTable table;
   private final FairwayMetrics metrics;
   private final IntConsumer onListening;
@@ -54,18 +55,21 @@ public final class ProxyVerticle extends VerticleBase {
   private HttpClientAgent client;
   private HttpServer server;
   private final Tally tally = new Tally();
+  private final ResponseDeadlines deadlines = new ResponseDeadlines();
   private final Set<HttpConnection> usedConnections = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
    * @param settings    listener settings
+   * @param lane        this instance's index (0 .. instances - 1): its lane in the slot table
    * @param table       the process-wide slot table
    * @param metrics     Fairway's meters
    * @param draining    whether this proxy is shutting down (responses then close keep-alive)
    * @param onListening told the actual port once listening
    */
-  public ProxyVerticle(ProxySettings settings, SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
-                       IntConsumer onListening) {
+  public ProxyVerticle(ProxySettings settings, int lane, SlotTable table, FairwayMetrics metrics,
+                       BooleanSupplier draining, IntConsumer onListening) {
     this.settings = settings;
+    this.lane = lane;
     this.draining = draining;
     this.table = table;
     this.metrics = metrics;
@@ -89,6 +93,7 @@ public final class ProxyVerticle extends VerticleBase {
         .setCompressionSupported(false);
     server = vertx.createHttpServer(options).requestHandler(this::handle);
     vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
+    vertx.setPeriodic(ResponseDeadlines.SWEEP_MS, id -> deadlines.sweep(System.nanoTime()));
     return consumer.completion()
         .compose(v -> vertx.eventBus().<BalancerSnapshot>request(Addresses.SNAPSHOT_GET, null))
         .onSuccess(m -> swap(m.body()))
@@ -109,6 +114,14 @@ public final class ProxyVerticle extends VerticleBase {
 
   HttpClientAgent client() {
     return client;
+  }
+
+  int lane() {
+    return lane;
+  }
+
+  ResponseDeadlines deadlines() {
+    return deadlines;
   }
 
   Tally tally() {

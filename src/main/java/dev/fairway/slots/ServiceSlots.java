@@ -1,51 +1,151 @@
 package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.Strategies;
 import dev.fairway.balancer.Strategy;
 import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.StrategyName;
-import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One service's part of the {@link SlotTable}: its members, strategy, service-wide cap and FIFO
- * of waiters. All state is guarded by the table's lock.
+ * One service's part of the {@link SlotTable}: its members, strategies, service-wide cap and FIFO
+ * of waiters.
  *
  * <p>Example: a service with {@code maxActive} 5 over a pool of capacity 50 has at most five
  * requests in flight, and its sixth request waits even while the pool has free slots.
+ *
+ * <p>Each event loop (a <em>lane</em>) picks with a strategy instance of its own, without a lock;
+ * a lane notices a changed configuration through {@link #generation} and rebuilds its instance on
+ * its own thread. The {@link #shared} instance serves the locked paths (waiters, slot-queue).
  */
 public final class ServiceSlots {
-  private final String name;
-  StrategyName strategyName;
-  BalancingSettings balancing;
-  Strategy strategy;
-  List<Endpoint> members = List.of();
-  int maxWaiting;
-  int maxActive;
-  int active;
-  int waiting;
-  final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-  boolean removed;
+  /** One event loop's strategy; touched only by that loop. */
+  private static final class Lane {
+    Strategy strategy;
+    Recipe recipe;
+    int generation = -1;
+  }
 
-  ServiceSlots(String name) {
+  /** What a strategy instance is built from; a new recipe means new instances. */
+  record Recipe(StrategyName name, BalancingSettings balancing, long seed) {
+    Strategy create() {
+      return Strategies.create(name, seed, balancing);
+    }
+  }
+
+  private final String name;
+  private final Lane[] lanes;
+  volatile Recipe recipe;
+  volatile List<Endpoint> members = List.of();
+  volatile int generation;
+  volatile int waiting;
+  volatile boolean removed;
+  /** Whether picks may run without the table's lock (every strategy but slot-queue). */
+  volatile boolean lockFree;
+  Strategy shared;
+  int maxWaiting;
+  volatile int maxActive;
+  final AtomicInteger active = new AtomicInteger();
+  /** Queued waiters, oldest first; every one of them is WAITING (cancel unlinks at once). */
+  private Waiter first;
+  private Waiter last;
+
+  ServiceSlots(String name, int laneCount) {
     this.name = name;
+    this.lanes = new Lane[laneCount];
+    for (int i = 0; i < laneCount; i++) {
+      lanes[i] = new Lane();
+    }
   }
 
   public String name() {
     return name;
   }
 
-  boolean belowCap() {
-    return maxActive == 0 || active < maxActive;
+  /** The strategy of {@code lane}, rebuilt or reset on that lane's thread after a change. */
+  Strategy local(int lane) {
+    Lane l = lanes[lane < lanes.length ? lane : 0];
+    int g = generation;
+    if (l.generation != g) {
+      Recipe r = recipe;
+      if (l.recipe != r) {
+        l.strategy = r.create();
+        l.recipe = r;
+      }
+      l.strategy.reset(members);
+      l.generation = g;
+    }
+    return l.strategy;
   }
 
-  /** The oldest waiter still waiting, dropping cancelled ones from the head. */
-  Waiter head() {
-    Waiter w;
-    while ((w = waiters.peekFirst()) != null && w.state != Waiter.State.WAITING) {
-      waiters.pollFirst();
+  /** Takes a place under the service-wide cap, if there is one. */
+  boolean takeServiceSlot() {
+    int cap = maxActive;
+    if (cap == 0) {
+      active.incrementAndGet();
+      return true;
     }
-    return w;
+    while (true) {
+      int a = active.get();
+      if (a >= cap) {
+        return false;
+      }
+      if (active.compareAndSet(a, a + 1)) {
+        return true;
+      }
+    }
+  }
+
+  void releaseServiceSlot() {
+    active.decrementAndGet();
+  }
+
+  boolean belowCap() {
+    int cap = maxActive;
+    return cap == 0 || active.get() < cap;
+  }
+
+  /** The oldest queued waiter, or {@code null}. Under the lock. */
+  Waiter head() {
+    return first;
+  }
+
+  /** Appends a waiter to the queue. Under the lock. */
+  void enqueue(Waiter w) {
+    w.prev = last;
+    w.next = null;
+    if (last == null) {
+      first = w;
+    } else {
+      last.next = w;
+    }
+    last = w;
+  }
+
+  /** Takes a waiter out of the queue, wherever it is. Under the lock. */
+  void unlink(Waiter w) {
+    if (w.prev == null) {
+      first = w.next;
+    } else {
+      w.prev.next = w.next;
+    }
+    if (w.next == null) {
+      last = w.prev;
+    } else {
+      w.next.prev = w.prev;
+    }
+    w.prev = null;
+    w.next = null;
+  }
+
+  /** How many waiters the queue holds (for tests). Under the lock. */
+  int queued() {
+    int n = 0;
+    for (Waiter w = first; w != null; w = w.next) {
+      n++;
+    }
+    return n;
   }
 
   boolean anyAvailable() {

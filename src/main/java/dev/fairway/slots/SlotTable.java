@@ -1,7 +1,7 @@
 package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
-import dev.fairway.balancer.Strategies;
+import dev.fairway.balancer.Strategy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -17,19 +17,35 @@ import java.util.Map;
  * {@code GRANTED}, the third is {@code QUEUED}; when the first {@link #release releases}, the
  * slot goes straight to the queued waiter, whose {@link Waiter#granted} is called with b1.
  *
- * <p>Thread-safe: every method takes the table's lock, so caps hold across all event loops and a
- * pick plus the slot it takes is one atomic step. Time comes in as {@code nowNanos}.
+ * <p>Thread-safe, and lock-free on the common path: while a service has no waiters, an event
+ * loop picks with its own strategy instance (its <em>lane</em>) and takes the slot with a
+ * compare-and-set on the backend's active count, so caps hold across all event loops without a
+ * lock. Queueing, cancelling, handing a freed slot to a waiter, slot-queue services and
+ * reconfiguration take the table's lock. A request that queues first announces itself
+ * ({@code waiting}, volatile) and then looks for a slot once more, while a release first gives its
+ * slot back and then looks for waiters: one of the two always sees the other, so no wake-up is
+ * lost. Time comes in as {@code nowNanos}.
  */
 public final class SlotTable {
   private final long seed;
+  private final int lanes;
   private final Map<String, Endpoint> endpoints = new HashMap<>();
   private final Map<String, ServiceSlots> services = new LinkedHashMap<>();
-  private final Map<Endpoint, List<ServiceSlots>> servicesOf = new IdentityHashMap<>();
+  private volatile Map<Endpoint, List<ServiceSlots>> servicesOf = new IdentityHashMap<>();
   private long nextSeq;
 
-  /** @param seed seed handed to strategies that choose at random */
+  /** A table for one event loop; see {@link #SlotTable(long, int)}. */
   public SlotTable(long seed) {
+    this(seed, 1);
+  }
+
+  /**
+   * @param seed  seed handed to strategies that choose at random
+   * @param lanes number of event loops that acquire (lane indexes 0 .. lanes - 1)
+   */
+  public SlotTable(long seed, int lanes) {
     this.seed = seed;
+    this.lanes = Math.max(1, lanes);
   }
 
   /**
@@ -58,16 +74,18 @@ public final class SlotTable {
     endpoints.putAll(keep);
 
     Map<String, ServiceSlots> next = new LinkedHashMap<>();
-    servicesOf.clear();
+    Map<Endpoint, List<ServiceSlots>> sharing = new IdentityHashMap<>();
     for (ServiceSpec spec : serviceSpecs) {
       ServiceSlots s = services.get(spec.name());
       if (s == null) {
-        s = new ServiceSlots(spec.name());
+        s = new ServiceSlots(spec.name(), lanes);
       }
-      if (s.strategyName != spec.strategy() || !spec.balancing().equals(s.balancing)) {
-        s.strategyName = spec.strategy();
-        s.balancing = spec.balancing();
-        s.strategy = Strategies.create(spec.strategy(), seed ^ stableHash(spec.name()), spec.balancing());
+      ServiceSlots.Recipe recipe = new ServiceSlots.Recipe(spec.strategy(), spec.balancing(),
+          seed ^ stableHash(spec.name()));
+      if (!recipe.equals(s.recipe)) {
+        s.recipe = recipe;
+        s.shared = recipe.create();
+        s.lockFree = spec.strategy() != dev.fairway.config.StrategyName.SLOT_QUEUE;
       }
       s.maxWaiting = spec.maxWaiting();
       s.maxActive = spec.maxActive();
@@ -76,21 +94,24 @@ public final class SlotTable {
         Endpoint e = endpoints.get(id);
         if (e != null) {
           members.add(e);
-          servicesOf.computeIfAbsent(e, k -> new ArrayList<>(2)).add(s);
+          sharing.computeIfAbsent(e, k -> new ArrayList<>(2)).add(s);
         }
       }
       s.members = List.copyOf(members);
-      s.strategy.reset(s.members);
+      s.shared.reset(s.members);
+      s.generation++;
       next.put(spec.name(), s);
     }
     for (ServiceSlots old : services.values()) {
       if (next.get(old.name()) != old) {
         old.removed = true;
         old.members = List.of();
+        old.generation++;
       }
     }
     services.clear();
     services.putAll(next);
+    servicesOf = sharing;
     dispatch(new ArrayList<>(services.values()), nowNanos);
   }
 
@@ -99,37 +120,82 @@ public final class SlotTable {
     return services.get(name);
   }
 
+  /** {@link #acquire(ServiceSlots, Waiter, long, int)} on lane 0. */
+  public Admission acquire(ServiceSlots service, Waiter waiter, long nowNanos) {
+    return acquire(service, waiter, nowNanos, 0);
+  }
+
   /**
    * Takes a slot for {@code waiter} on a backend the service's strategy picks, or queues it.
    *
+   * @param lane the calling event loop's index; each lane picks with a strategy of its own
    * @return {@link Admission#GRANTED} (see {@link Waiter#endpoint()}), {@link Admission#QUEUED}
    *     (the waiter is later {@link Waiter#granted granted} unless {@link #cancel cancelled}), or a
    *     rejection
    */
-  public synchronized Admission acquire(ServiceSlots service, Waiter waiter, long nowNanos) {
+  public Admission acquire(ServiceSlots service, Waiter waiter, long nowNanos, int lane) {
     waiter.service = service;
+    waiter.lane = lane;
     if (service.removed) {
       return Admission.NO_BACKEND;
     }
-    if (service.belowCap() && service.head() == null) {
-      Endpoint e = service.strategy.pick(service.members, nowNanos);
+    if (service.lockFree && service.waiting == 0) {
+      Endpoint e = pickAndTake(service, service.local(lane), nowNanos);
       if (e != null) {
-        take(service, waiter, e);
+        waiter.endpoint = e;
+        waiter.state = Waiter.State.GRANTED;
+        return Admission.GRANTED;
+      }
+    }
+    return acquireLocked(service, waiter, nowNanos);
+  }
+
+  private synchronized Admission acquireLocked(ServiceSlots service, Waiter waiter, long nowNanos) {
+    if (service.removed) {
+      return Admission.NO_BACKEND;
+    }
+    service.waiting++;
+    if (service.head() == null) {
+      Endpoint e = pickAndTake(service, service.shared, nowNanos);
+      if (e != null) {
+        service.waiting--;
+        waiter.endpoint = e;
+        waiter.state = Waiter.State.GRANTED;
         return Admission.GRANTED;
       }
     }
     if (!service.anyAvailable()) {
+      service.waiting--;
       return Admission.NO_BACKEND;
     }
-    if (service.waiting >= service.maxWaiting) {
+    if (service.waiting > service.maxWaiting) {
+      service.waiting--;
       return Admission.QUEUE_FULL;
     }
     waiter.state = Waiter.State.WAITING;
     waiter.seq = nextSeq++;
     waiter.enqueuedNanos = nowNanos;
-    service.waiters.addLast(waiter);
-    service.waiting++;
+    service.enqueue(waiter);
     return Admission.QUEUED;
+  }
+
+  /** Picks with {@code strategy} and takes the slot atomically; a few tries if another lane wins. */
+  private static Endpoint pickAndTake(ServiceSlots service, Strategy strategy, long nowNanos) {
+    if (!service.takeServiceSlot()) {
+      return null;
+    }
+    List<Endpoint> members = service.members;
+    for (int attempt = 0; attempt < 4; attempt++) {
+      Endpoint e = strategy.pick(members, nowNanos);
+      if (e == null) {
+        break;
+      }
+      if (e.tryTake()) {
+        return e;
+      }
+    }
+    service.releaseServiceSlot();
+    return null;
   }
 
   /**
@@ -140,21 +206,27 @@ public final class SlotTable {
    */
   public synchronized Admission acquireExcept(ServiceSlots service, Waiter waiter, long nowNanos, Endpoint excluded) {
     waiter.service = service;
-    if (service.removed || !service.belowCap()) {
+    if (service.removed) {
       return Admission.NO_BACKEND;
     }
-    boolean wasAvailable = excluded.available();
-    excluded.setAvailable(false);
-    try {
-      Endpoint e = service.strategy.pick(service.members, nowNanos);
-      if (e == null) {
-        return Admission.NO_BACKEND;
+    List<Endpoint> others = new ArrayList<>(service.members.size());
+    for (Endpoint e : service.members) {
+      if (e != excluded && e.canTake()) {
+        others.add(e);
       }
-      take(service, waiter, e);
-      return Admission.GRANTED;
-    } finally {
-      excluded.setAvailable(wasAvailable);
     }
+    if (others.isEmpty() || !service.takeServiceSlot()) {
+      return Admission.NO_BACKEND;
+    }
+    for (Endpoint e : others) {
+      if (e.tryTake()) {
+        waiter.endpoint = e;
+        waiter.state = Waiter.State.GRANTED;
+        return Admission.GRANTED;
+      }
+    }
+    service.releaseServiceSlot();
+    return Admission.NO_BACKEND;
   }
 
   /**
@@ -168,43 +240,57 @@ public final class SlotTable {
       return false;
     }
     waiter.state = Waiter.State.CANCELLED;
+    waiter.service.unlink(waiter);
     waiter.service.waiting--;
     return true;
   }
 
   /**
    * Gives back the slot a waiter holds and hands it to the oldest waiter that can use it.
-   * Releasing twice, or releasing a waiter that holds no slot, does nothing.
+   * Releasing twice, or releasing a waiter that holds no slot, does nothing. Call it on the
+   * waiter's own lane (its event loop).
    *
    * @return {@code true} if a slot was released
    */
-  public synchronized boolean release(Waiter waiter, long nowNanos, long latencyNanos, boolean failed) {
-    if (waiter.state != Waiter.State.GRANTED) {
+  public boolean release(Waiter waiter, long nowNanos, long latencyNanos, boolean failed) {
+    if (!waiter.compareAndSetState(Waiter.State.GRANTED, Waiter.State.RELEASED)) {
       return false;
     }
-    waiter.state = Waiter.State.RELEASED;
     Endpoint e = waiter.endpoint;
     ServiceSlots s = waiter.service;
-    e.setActive(e.active() - 1);
-    s.active--;
-    s.strategy.onComplete(e, latencyNanos, failed, nowNanos);
+    e.release();
+    s.releaseServiceSlot();
     List<ServiceSlots> sharing = servicesOf.getOrDefault(e, List.of());
-    boolean anyWaiting = s.waiting > 0;
-    for (ServiceSlots x : sharing) {
-      x.strategy.onSlotFreed(e);
-      anyWaiting |= x.waiting > 0;
+    boolean needLock = !s.lockFree || s.waiting > 0;
+    for (int i = 0; i < sharing.size() && !needLock; i++) {
+      ServiceSlots x = sharing.get(i);
+      needLock = !x.lockFree || x.waiting > 0;
     }
-    if (anyWaiting) {
-      List<ServiceSlots> candidates = new ArrayList<>(sharing);
-      if (!sharing.contains(s)) {
-        candidates.add(s);
-      }
-      dispatch(candidates, nowNanos);
+    if (s.lockFree) {
+      s.local(waiter.lane).onComplete(e, latencyNanos, failed, nowNanos);
+    }
+    if (needLock) {
+      releaseLocked(e, s, sharing, nowNanos, latencyNanos, failed);
     }
     return true;
   }
 
-  /** Active and capacity per backend, waiting per service, read atomically. */
+  private synchronized void releaseLocked(Endpoint e, ServiceSlots s, List<ServiceSlots> sharing, long nowNanos,
+                                          long latencyNanos, boolean failed) {
+    if (!s.lockFree) {
+      s.shared.onComplete(e, latencyNanos, failed, nowNanos);
+    }
+    for (ServiceSlots x : sharing) {
+      x.shared.onSlotFreed(e);
+    }
+    List<ServiceSlots> candidates = new ArrayList<>(sharing);
+    if (!sharing.contains(s)) {
+      candidates.add(s);
+    }
+    dispatch(candidates, nowNanos);
+  }
+
+  /** Active and capacity per backend, waiting per service. */
   public synchronized TableView view() {
     Map<String, TableView.EndpointCounts> ep = new LinkedHashMap<>();
     for (Endpoint e : endpoints.values()) {
@@ -212,7 +298,7 @@ public final class SlotTable {
     }
     Map<String, TableView.ServiceCounts> sv = new LinkedHashMap<>();
     for (ServiceSlots s : services.values()) {
-      sv.put(s.name(), new TableView.ServiceCounts(s.active, s.waiting));
+      sv.put(s.name(), new TableView.ServiceCounts(s.active.get(), s.waiting));
     }
     return new TableView(ep, sv);
   }
@@ -230,7 +316,8 @@ public final class SlotTable {
     }
     e.setAvailable(false);
     for (ServiceSlots s : servicesOf.getOrDefault(e, List.of())) {
-      s.strategy.reset(s.members);
+      s.shared.reset(s.members);
+      s.generation++;
     }
     return true;
   }
@@ -248,15 +335,6 @@ public final class SlotTable {
     });
   }
 
-  /** FNV-1a of the name: unlike {@code String.hashCode}'s use, fixed by this code for all JVMs. */
-  private static long stableHash(String s) {
-    long h = 0xcbf29ce484222325L;
-    for (int i = 0; i < s.length(); i++) {
-      h = (h ^ s.charAt(i)) * 0x100000001b3L;
-    }
-    return h;
-  }
-
   /** Active and capacity of one backend, or {@code null} if unknown. */
   public synchronized TableView.EndpointCounts endpointCounts(String id) {
     Endpoint e = endpoints.get(id);
@@ -266,9 +344,10 @@ public final class SlotTable {
   /** Active and waiting of one service, or {@code null} if unknown. */
   public synchronized TableView.ServiceCounts serviceCounts(String name) {
     ServiceSlots s = services.get(name);
-    return s == null ? null : new TableView.ServiceCounts(s.active, s.waiting);
+    return s == null ? null : new TableView.ServiceCounts(s.active.get(), s.waiting);
   }
 
+  /** Serves queued waiters, oldest first across {@code candidates}, while slots are free. */
   private void dispatch(List<ServiceSlots> candidates, long nowNanos) {
     while (!candidates.isEmpty()) {
       ServiceSlots best = null;
@@ -286,22 +365,25 @@ public final class SlotTable {
       if (best == null) {
         return;
       }
-      Endpoint e = best.strategy.pick(best.members, nowNanos);
+      Endpoint e = pickAndTake(best, best.shared, nowNanos);
       if (e == null) {
         candidates.remove(best);
         continue;
       }
-      best.waiters.pollFirst();
+      best.unlink(oldest);
       best.waiting--;
-      take(best, oldest, e);
+      oldest.endpoint = e;
+      oldest.state = Waiter.State.GRANTED;
       oldest.granted(e);
     }
   }
 
-  private static void take(ServiceSlots s, Waiter w, Endpoint e) {
-    w.state = Waiter.State.GRANTED;
-    w.endpoint = e;
-    e.setActive(e.active() + 1);
-    s.active++;
+  /** FNV-1a of the name: unlike {@code String.hashCode}'s use, fixed by this code for all JVMs. */
+  private static long stableHash(String s) {
+    long h = 0xcbf29ce484222325L;
+    for (int i = 0; i < s.length(); i++) {
+      h = (h ^ s.charAt(i)) * 0x100000001b3L;
+    }
+    return h;
   }
 }

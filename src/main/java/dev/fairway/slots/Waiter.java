@@ -1,6 +1,8 @@
 package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A request asking a {@link SlotTable} for a slot. It is granted at once, or queued and later
@@ -11,18 +13,36 @@ import dev.fairway.balancer.Endpoint;
  * event loop and return.
  *
  * <p>The state moves NEW → GRANTED → RELEASED, or NEW → WAITING → GRANTED → RELEASED, or
- * NEW → WAITING → CANCELLED, always under the
- * table's lock, so a grant racing a timeout resolves to exactly one of the two and a slot is
- * released at most once.
+ * NEW → WAITING → CANCELLED. Moves out of WAITING happen under the table's lock, so a grant
+ * racing a timeout resolves to exactly one of the two; GRANTED → RELEASED is an atomic
+ * compare-and-set, so a slot is released at most once.
  */
 public abstract class Waiter {
   enum State { NEW, WAITING, GRANTED, CANCELLED, RELEASED }
 
-  State state = State.NEW;
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Waiter.class, "state", State.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  volatile State state = State.NEW;
   long seq;
   long enqueuedNanos;
+  int lane;
+  /** Neighbours in the service's queue while WAITING (an intrusive list: O(1) cancel). */
+  Waiter prev;
+  Waiter next;
   Endpoint endpoint;
   ServiceSlots service;
+
+  boolean compareAndSetState(State expected, State next) {
+    return STATE.compareAndSet(this, expected, next);
+  }
 
   /** The backend whose slot this waiter holds, once granted. */
   public final Endpoint endpoint() {

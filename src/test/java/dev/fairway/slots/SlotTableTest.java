@@ -58,7 +58,7 @@ class SlotTableTest {
   @Test
   void slotQueueFreedSlotGoesToTheTail() {
     twoWorkers(StrategyName.SLOT_QUEUE, 10, 0);
-    var queue = (dev.fairway.balancer.SlotQueue) table.service("s").strategy;
+    var queue = (dev.fairway.balancer.SlotQueue) table.service("s").shared;
     assertThat(queue.describe()).isEqualTo("W2 W1 W2 W1 W2 W1 W2");
     Rec first = new Rec("first");
     table.acquire(table.service("s"), first, now);
@@ -122,6 +122,25 @@ class SlotTableTest {
   }
 
   @Test
+  void cancelledWaitersLeaveTheQueueAtOnce() {
+    table.apply(List.of(new EndpointSpec("W1", "h", 1, 1, 1, true)),
+        List.of(new ServiceSpec("s", StrategyName.ROUND_ROBIN, 10, 0, List.of("W1"))), now);
+    Rec holder = new Rec("holder");
+    table.acquire(table.service("s"), holder, now);
+    Rec live = new Rec("live");
+    table.acquire(table.service("s"), live, now);
+    for (int i = 0; i < 1000; i++) {
+      Rec gone = new Rec("gone" + i);
+      assertThat(table.acquire(table.service("s"), gone, now)).isEqualTo(Admission.QUEUED);
+      assertThat(table.cancel(gone)).isTrue();
+    }
+    assertThat(table.service("s").queued()).isEqualTo(1);
+    table.release(holder, now, 1, false);
+    assertThat(live.grants).containsExactly("W1");
+    assertThat(table.service("s").queued()).isZero();
+  }
+
+  @Test
   void timeoutBeforeGrantLeavesTheSlotFree() {
     twoWorkers(StrategyName.ROUND_ROBIN, 10, 0);
     List<Rec> held = new ArrayList<>();
@@ -145,42 +164,49 @@ class SlotTableTest {
   }
 
   @Test
-  void raceOfGrantsAndCancelsFromTwoThreadsLosesNoSlot() throws Exception {
-    table.apply(List.of(new EndpointSpec("W1", "h", 1, 2, 1, true)),
-        List.of(new ServiceSpec("s", StrategyName.ROUND_ROBIN, 100_000, 0, List.of("W1"))), now);
-    int perThread = 20_000;
-    AtomicInteger granted = new AtomicInteger();
+  void raceOfGrantsCancelsAndLockFreeTakesFromTwoLanesLosesNoSlot() throws Exception {
+    SlotTable shared = new SlotTable(1, 2);
+    shared.apply(List.of(new EndpointSpec("W1", "h", 1, 2, 1, true), new EndpointSpec("W2", "h", 2, 1, 1, true)),
+        List.of(new ServiceSpec("s", StrategyName.ROUND_ROBIN, 100_000, 0, List.of("W1", "W2"))), now);
+    int perThread = 50_000;
+    AtomicInteger overCapacity = new AtomicInteger();
     CountDownLatch start = new CountDownLatch(1);
-    Runnable worker = () -> {
-      try {
-        start.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      for (int i = 0; i < perThread; i++) {
-        Waiter w = new Waiter() {
-          @Override
-          protected void granted(Endpoint endpoint) {
-            granted.incrementAndGet();
-          }
-        };
-        Admission a = table.acquire(table.service("s"), w, i);
-        if (a == Admission.GRANTED) {
-          table.release(w, i, 1, false);
-        } else if (a == Admission.QUEUED && !table.cancel(w)) {
-          table.release(w, i, 1, false);
+    List<Thread> threads = new ArrayList<>();
+    for (int lane = 0; lane < 2; lane++) {
+      int myLane = lane;
+      threads.add(new Thread(() -> {
+        try {
+          start.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
-      }
-    };
-    Thread t1 = new Thread(worker);
-    Thread t2 = new Thread(worker);
-    t1.start();
-    t2.start();
+        for (int i = 0; i < perThread; i++) {
+          Waiter w = new Waiter() {
+            @Override
+            protected void granted(Endpoint endpoint) {
+            }
+          };
+          Admission a = shared.acquire(shared.service("s"), w, i, myLane);
+          if (a == Admission.QUEUED && shared.cancel(w)) {
+            continue;
+          }
+          if (w.endpoint().active() > w.endpoint().capacity()) {
+            overCapacity.incrementAndGet();
+          }
+          shared.release(w, i, 1, false);
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
     start.countDown();
-    t1.join(30_000);
-    t2.join(30_000);
-    assertThat(table.view().endpoints().get("W1").active()).isZero();
-    assertThat(table.view().services().get("s").waiting()).isZero();
+    for (Thread t : threads) {
+      t.join(30_000);
+    }
+    assertThat(overCapacity.get()).isZero();
+    assertThat(shared.view().endpoints().get("W1").active()).isZero();
+    assertThat(shared.view().endpoints().get("W2").active()).isZero();
+    assertThat(shared.view().services().get("s").waiting()).isZero();
+    assertThat(shared.view().services().get("s").active()).isZero();
   }
 
   @Test
