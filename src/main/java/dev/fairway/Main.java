@@ -1,15 +1,21 @@
 package dev.fairway;
 
+import dev.fairway.cluster.ClientPosition;
+import dev.fairway.cluster.ClusterConfig;
+import dev.fairway.cluster.ClusterMembership;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.FairwayConfig;
+import dev.fairway.config.SubsettingSettings;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.ConfigReloader;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -20,20 +26,27 @@ import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * Command line: {@code java -jar fairway.jar [-conf PATH] [-cluster]}.
+ * Command line: {@code java -jar fairway.jar [-conf PATH] [-cluster [-cluster-conf PATH]]}.
  *
  * <p>Example: {@code java -jar target/fairway.jar -conf conf/config.json} starts the proxy; an
- * invalid file prints one line per problem and exits with status 2.
+ * invalid file prints one line per problem and exits with status 2. With {@code -cluster} it first
+ * joins a Vert.x cluster (Hazelcast, {@code conf/cluster.xml} unless {@code -cluster-conf} or
+ * {@code FAIRWAY_CLUSTER_CONF} names another file) and takes its subsetting client id and count
+ * from the cluster membership instead of the config file.
  */
 public final class Main {
   /** Exit status for a bad command line or an invalid configuration file. */
   public static final int EXIT_CONFIG = 2;
+  private static final String USAGE = "usage: java -jar fairway.jar [-conf PATH] [-cluster [-cluster-conf PATH]]";
+  private static final long CLUSTER_JOIN_TIMEOUT_S = 120;
 
   private Main() {
   }
 
   public static void main(String[] args) {
     Path confPath = Path.of("conf", "config.json");
+    boolean cluster = false;
+    Path clusterConf = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "-conf", "--conf" -> {
@@ -42,28 +55,75 @@ public final class Main {
           }
           confPath = Path.of(args[++i]);
         }
-        case "-cluster", "--cluster" -> usage("-cluster is not available yet in this build");
+        case "-cluster", "--cluster" -> cluster = true;
+        case "-cluster-conf", "--cluster-conf" -> {
+          if (i + 1 >= args.length) {
+            usage("-cluster-conf needs a path");
+          }
+          clusterConf = Path.of(args[++i]);
+        }
         case "-h", "--help" -> {
-          System.out.println("usage: java -jar fairway.jar [-conf PATH] [-cluster]");
+          System.out.println(USAGE);
           return;
         }
         default -> usage("unknown argument " + args[i]);
       }
     }
-    FairwayConfig config = load(confPath);
+    if (clusterConf != null && !cluster) {
+      usage("-cluster-conf needs -cluster");
+    }
+    FairwayConfig fileConfig = load(confPath);
     BalancerVerticle.ConfigSource source = new BalancerVerticle.ConfigSource(confPath, hashOf(confPath));
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Vertx vertx = Vertx.builder()
+    VertxBuilder builder = Vertx.builder()
         .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions()
-            .setEnabled(config.metrics().vertx()).setMeterCacheEnabled(true)))
-        .withMetrics(new MicrometerMetricsFactory(registry))
-        .build();
-    Fairway.start(vertx, config, source, registry).onSuccess(fairway -> {
-      long deadline = config.proxy().drainGraceMs() + config.proxy().drainTimeoutMs() + 5_000;
+            .setEnabled(fileConfig.metrics().vertx()).setMeterCacheEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry));
+    Vertx vertx;
+    FairwayConfig config = fileConfig;
+    ClusterMembership membership = null;
+    if (cluster) {
+      Path hazelcastXml = ClusterConfig.resolve(clusterConf, System.getenv());
+      HazelcastClusterManager manager;
+      try {
+        manager = new HazelcastClusterManager(ClusterConfig.load(hazelcastXml));
+      } catch (ClusterConfig.Invalid e) {
+        System.err.println("fairway: invalid cluster configuration " + e.getMessage());
+        System.exit(EXIT_CONFIG);
+        return;
+      }
+      log.info("joining the cluster described in {}", hazelcastXml);
+      try {
+        vertx = builder.withClusterManager(manager).buildClustered().await(CLUSTER_JOIN_TIMEOUT_S, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        log.error("could not join the cluster: {}", e.toString());
+        Runtime.getRuntime().halt(1);
+        return;
+      }
+      membership = new ClusterMembership(vertx, manager);
+      ClientPosition position = membership.current();
+      log.info("joined the cluster as node {}: {} members, this proxy is {} (config's subsetting ignored)",
+          membership.nodeId(), position.clientCount(), position);
+      config = new FairwayConfig(fileConfig.proxy(), fileConfig.admin(),
+          new SubsettingSettings(position.clientId(), position.clientCount()), fileConfig.metrics(),
+          fileConfig.reload(), fileConfig.services(), fileConfig.demo());
+    } else {
+      vertx = builder.build();
+    }
+    ClusterMembership clusterMembership = membership;
+    FairwayConfig running = config;
+    Fairway.start(vertx, running, source, registry).onSuccess(fairway -> {
+      if (clusterMembership != null) {
+        clusterMembership.start();
+      }
+      long deadline = running.proxy().drainGraceMs() + running.proxy().drainTimeoutMs() + 5_000;
       Runnable drainAndExit = () -> {
         try {
           fairway.drain().await(deadline, TimeUnit.MILLISECONDS);
+          if (clusterMembership != null) {
+            clusterMembership.stop();
+          }
           vertx.close().await(10, TimeUnit.SECONDS);
         } catch (Exception e) {
           log.warn("shutdown did not complete cleanly: {}", e.toString());
@@ -119,7 +179,7 @@ public final class Main {
 
   private static void usage(String problem) {
     System.err.println("fairway: " + problem);
-    System.err.println("usage: java -jar fairway.jar [-conf PATH] [-cluster]");
+    System.err.println(USAGE);
     System.exit(EXIT_CONFIG);
   }
 }

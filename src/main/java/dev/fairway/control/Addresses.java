@@ -17,6 +17,16 @@ public final class Addresses {
   public static final String LAME_DUCK_SIGNAL = "fairway.lame-duck-signal";
   /** Request: an admin command (JSON with {@code op}); reply with JSON or fail with a status. */
   public static final String COMMANDS = "fairway.commands";
+  /**
+   * Cluster-wide publish: an admin command this member's balancer applied, for every other
+   * member's balancer (header {@code origin} names the sender, which skips its own).
+   */
+  public static final String CLUSTER_COMMANDS = "fairway.cluster.commands";
+  /**
+   * Local send: this member's cluster position changed, JSON {@code {clientId, clientCount,
+   * nodeId, members, reason}}.
+   */
+  public static final String MEMBERSHIP = "fairway.membership";
   /** Request: reply with the JSON array of {@code GET /api/services}. */
   public static final String SERVICES = "fairway.services";
 

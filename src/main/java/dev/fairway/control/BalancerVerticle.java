@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,11 @@ import org.slf4j.LoggerFactory;
  * it slots at once and signals {@link Addresses#LAME_DUCK_SIGNAL}; this verticle logs
  * {@code backend b2 healthy -> lame-duck: Lame-Duck: true on a response}, republishes, and lets b2
  * back in once a health check passes without the header.
+ *
+ * <p>In cluster mode an admin command that succeeds here is also published on
+ * {@link Addresses#CLUSTER_COMMANDS}, and the commands other members publish there are applied
+ * here too; the admin caller's answer (and its 404 or 400) is this member's. The client id and
+ * count used for subsetting follow the cluster membership ({@link Addresses#MEMBERSHIP}).
  */
 public final class BalancerVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(BalancerVerticle.class);
@@ -80,6 +86,12 @@ public final class BalancerVerticle extends VerticleBase {
   private HttpClientAgent healthClient;
   private HealthChecker checker;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
+  /** Names this balancer in the commands it relays, so that it skips its own. */
+  private final String origin = UUID.randomUUID().toString();
+  private int clientId;
+  /** Whether the cluster, not the config file, gives the client id and count. */
+  private boolean clustered;
+  private int clientCount;
 
   private final ConfigSource source;
   private ConfigReloader reloader;
@@ -102,6 +114,8 @@ public final class BalancerVerticle extends VerticleBase {
     this.configHash = source == null ? "" : source.hash();
     this.table = table;
     this.metrics = metrics;
+    this.clientId = config.subsetting().clientId();
+    this.clientCount = config.subsetting().clientCount();
   }
 
   @Override
@@ -114,13 +128,18 @@ public final class BalancerVerticle extends VerticleBase {
     bus.<ObservationBatch>localConsumer(Addresses.OBSERVATIONS, m -> onObservations(m.body()));
     bus.<String>localConsumer(Addresses.LAME_DUCK_SIGNAL, m -> onLameDuckHeader(m.body()));
     bus.<JsonObject>localConsumer(Addresses.COMMANDS, this::onCommand);
+    bus.<JsonObject>localConsumer(Addresses.MEMBERSHIP, m -> onMembership(m.body()));
+    Future<Void> registered = Future.succeededFuture();
+    if (vertx.isClustered()) {
+      registered = bus.<JsonObject>consumer(Addresses.CLUSTER_COMMANDS, this::onClusterCommand).completion();
+    }
     loadConfig();
     if (source != null && config.reload().scanPeriodMs() > 0) {
       reloader = new ConfigReloader(source.path(), System.getenv());
       reloader.start(vertx, config.reload().scanPeriodMs(), this::reload);
     }
     vertx.setPeriodic(TICK_MS, id -> tick());
-    return Future.succeededFuture();
+    return registered;
   }
 
   @Override
@@ -209,6 +228,10 @@ public final class BalancerVerticle extends VerticleBase {
       }
       members.sort(java.util.Comparator.comparingInt(new ArrayList<>(wanted.keySet())::indexOf));
     }
+    if (!clustered) {
+      clientId = next.subsetting().clientId();
+      clientCount = next.subsetting().clientCount();
+    }
     config = next;
     configVersion++;
     configHash = hash;
@@ -262,7 +285,7 @@ public final class BalancerVerticle extends VerticleBase {
     List<ServiceSpec> serviceSpecs = new ArrayList<>();
     for (ServiceConfig s : services.values()) {
       List<String> members = serviceMembers.get(s.name());
-      List<String> subset = Subsetter.subset(members, config.subsetting().clientId(), s.subsetSize());
+      List<String> subset = Subsetter.subset(members, clientId, s.subsetSize());
       subsets.put(s.name(), new LinkedHashSet<>(subset));
       inAny.addAll(subset);
       List<String> ordered = members.stream().filter(subsets.get(s.name())::contains).toList();
@@ -457,10 +480,86 @@ public final class BalancerVerticle extends VerticleBase {
     LOG.info("backend {} {}", e.id(), why);
   }
 
+  // ---- cluster membership
+
+  /** A new cluster position: recompute every subset with the new client id and count. */
+  private void onMembership(JsonObject m) {
+    clustered = true;
+    int id = m.getInteger("clientId");
+    int count = m.getInteger("clientCount");
+    if (id == clientId && count == clientCount) {
+      LOG.info("cluster: {}; {} members, this proxy stays client {} of {}", m.getString("reason"),
+          m.getJsonArray("members").size(), id, count);
+      return;
+    }
+    LOG.info("cluster: {}; this proxy is now client {} of {} (was {} of {}), subsets recomputed",
+        m.getString("reason"), id, count, clientId, clientCount);
+    clientId = id;
+    clientCount = count;
+    publish();
+    subsets.forEach((service, subset) -> LOG.info("service {} subset {}", service, subset));
+  }
+
   // ---- admin commands
 
+  /** Where a command's answer goes: the admin's request, or the log for another member's command. */
+  private interface Reply {
+    void reply(Object body);
+
+    void fail(int status, String message);
+  }
+
+  /** An admin command from this member's admin listener: answer it, and relay it on success. */
   private void onCommand(Message<JsonObject> m) {
     JsonObject cmd = m.body();
+    execute(cmd, new Reply() {
+      @Override
+      public void reply(Object body) {
+        m.reply(body);
+        if (vertx.isClustered()) {
+          vertx.eventBus().publish(Addresses.CLUSTER_COMMANDS, cmd, new DeliveryOptions().addHeader("origin", origin));
+        }
+      }
+
+      @Override
+      public void fail(int status, String message) {
+        m.fail(status, message);
+      }
+    });
+  }
+
+  /** An admin command another member applied: apply it here too, and log the outcome. */
+  private void onClusterCommand(Message<JsonObject> m) {
+    String from = m.headers().get("origin");
+    if (origin.equals(from)) {
+      return;
+    }
+    JsonObject cmd = m.body();
+    String what = describe(cmd);
+    execute(cmd, new Reply() {
+      @Override
+      public void reply(Object body) {
+        LOG.info("cluster: applied {} from another member", what);
+      }
+
+      @Override
+      public void fail(int status, String message) {
+        LOG.warn("cluster: {} from another member not applied here: {} {}", what, status, message);
+      }
+    });
+  }
+
+  private static String describe(JsonObject cmd) {
+    String op = cmd.getString("op", "");
+    return switch (op) {
+      case "lame-duck" -> (cmd.getBoolean("on", true) ? "lame-duck of " : "end of lame-duck of ") + cmd.getString("id");
+      case "add-backends" -> "add-backends to " + cmd.getString("service");
+      case "remove-backend" -> "remove-backend " + cmd.getString("id") + " from " + cmd.getString("service");
+      default -> "command " + op;
+    };
+  }
+
+  private void execute(JsonObject cmd, Reply m) {
     switch (cmd.getString("op", "")) {
       case "lame-duck" -> lameDuck(m, cmd.getString("id"), cmd.getBoolean("on", true));
       case "add-backends" -> addBackends(m, cmd.getString("service"), cmd.getValue("backends"));
@@ -469,7 +568,7 @@ public final class BalancerVerticle extends VerticleBase {
     }
   }
 
-  private void lameDuck(Message<JsonObject> m, String id, boolean on) {
+  private void lameDuck(Reply m, String id, boolean on) {
     BackendEntry entry = backends.get(id);
     if (entry == null) {
       m.fail(404, "unknown backend id " + id);
@@ -482,7 +581,7 @@ public final class BalancerVerticle extends VerticleBase {
     m.reply(backendJson(entry, null, table.view()));
   }
 
-  private void addBackends(Message<JsonObject> m, String serviceName, Object body) {
+  private void addBackends(Reply m, String serviceName, Object body) {
     ServiceConfig service = services.get(serviceName);
     if (service == null) {
       m.fail(404, "unknown service " + serviceName);
@@ -521,7 +620,7 @@ public final class BalancerVerticle extends VerticleBase {
     m.reply(out);
   }
 
-  private void removeBackend(Message<JsonObject> m, String serviceName, String id) {
+  private void removeBackend(Reply m, String serviceName, String id) {
     List<String> members = serviceMembers.get(serviceName);
     if (members == null) {
       m.fail(404, "unknown service " + serviceName);
@@ -563,8 +662,8 @@ public final class BalancerVerticle extends VerticleBase {
           .put("strategy", s.strategy().configName())
           .put("waiting", sc == null ? 0 : sc.waiting())
           .put("active", sc == null ? 0 : sc.active())
-          .put("clientId", config.subsetting().clientId())
-          .put("clientCount", config.subsetting().clientCount())
+          .put("clientId", clientId)
+          .put("clientCount", clientCount)
           .put("configVersion", configVersion)
           .put("configHash", configHash)
           .put("backends", list));
