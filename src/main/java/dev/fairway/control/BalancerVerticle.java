@@ -280,6 +280,7 @@ public final class BalancerVerticle extends VerticleBase {
 
   /** Reshapes the slot table and publishes a new snapshot. */
   private void publish() {
+    Map<String, Set<String>> previousSubsets = new LinkedHashMap<>(subsets);
     subsets.clear();
     Set<String> inAny = new HashSet<>();
     List<ServiceSpec> serviceSpecs = new ArrayList<>();
@@ -301,12 +302,30 @@ public final class BalancerVerticle extends VerticleBase {
     outliers.setMembers(backends.keySet());
     table.apply(endpointSpecs, serviceSpecs, System.nanoTime());
     metrics.syncTopology(backends.keySet(), services.keySet());
+    backends.values().forEach(this::updateReadings);
+    logSubsetChanges(previousSubsets);
     List<Route> routes = new ArrayList<>();
     for (ServiceConfig s : services.values()) {
       routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), table.service(s.name())));
     }
     snapshot = new BalancerSnapshot(snapshot.version() + 1, routes);
     vertx.eventBus().publish(Addresses.SNAPSHOT, snapshot, LOCAL);
+  }
+
+  private void updateReadings(BackendEntry e) {
+    metrics.readings(e.id()).set(e.status.state().jsonName(), e.weight, e.stats.utilization);
+  }
+
+  /** Logs each service whose subset changed (a partial subset only: with all backends it is noise). */
+  private void logSubsetChanges(Map<String, Set<String>> previous) {
+    subsets.forEach((service, subset) -> {
+      Set<String> before = previous.get(service);
+      ServiceConfig s = services.get(service);
+      if (before != null && !before.equals(subset) && s != null && s.subsetSize() > 0) {
+        LOG.info("service {}: subset is now {} (client {} of {}, subset size {})", service, subset, clientId,
+            clientCount, s.subsetSize());
+      }
+    });
   }
 
   private void transition(BackendEntry entry, Optional<Transition> t) {
@@ -457,6 +476,7 @@ public final class BalancerVerticle extends VerticleBase {
     updateWeights(now);
     for (BackendEntry e : new ArrayList<>(backends.values())) {
       e.stats.tick(seconds);
+      updateReadings(e);
       if (e.status.draining()) {
         TableView.EndpointCounts c = table.endpointCounts(e.id());
         if (c == null || c.active() == 0) {

@@ -29,6 +29,9 @@ public final class FairwayMetrics {
   private final Map<String, ServiceMeters> services = new ConcurrentHashMap<>();
   private final Map<String, List<Meter>> backendGauges = new ConcurrentHashMap<>();
   private final Map<String, Meter> serviceGauges = new ConcurrentHashMap<>();
+  private final Map<String, BackendReadings> readings = new ConcurrentHashMap<>();
+  /** The states a backend can report, as in {@code GET /api/services}. */
+  private static final List<String> STATES = List.of("healthy", "unhealthy", "lame-duck", "ejected", "draining");
 
   public FairwayMetrics(MeterRegistry registry, SlotTable table) {
     this.registry = registry;
@@ -69,11 +72,7 @@ public final class FairwayMetrics {
   /** Registers gauges for new backends and services and removes those of departed ones. */
   public synchronized void syncTopology(Set<String> backendIds, Set<String> serviceNames) {
     for (String id : backendIds) {
-      backendGauges.computeIfAbsent(id, k -> List.of(
-          Gauge.builder("fairway_backend_active", () -> counts(k).active()).tag("backend", k)
-              .description("Requests in flight to the backend from this process").register(registry),
-          Gauge.builder("fairway_backend_capacity", () -> counts(k).capacity()).tag("backend", k)
-              .description("On-proxy capacity of the backend").register(registry)));
+      backendGauges.computeIfAbsent(id, this::backendMeters);
     }
     removeMissing(backendGauges, backendIds);
     for (String name : serviceNames) {
@@ -87,11 +86,35 @@ public final class FairwayMetrics {
     }
   }
 
+  private List<Meter> backendMeters(String id) {
+    BackendReadings r = readings(id);
+    List<Meter> meters = new ArrayList<>();
+    meters.add(Gauge.builder("fairway_backend_active", () -> counts(id).active()).tag("backend", id)
+        .description("Requests in flight to the backend from this process").register(registry));
+    meters.add(Gauge.builder("fairway_backend_capacity", () -> counts(id).capacity()).tag("backend", id)
+        .description("On-proxy capacity of the backend").register(registry));
+    meters.add(Gauge.builder("fairway_backend_weight", r::weight).tag("backend", id)
+        .description("Capability score times configured weight, as the weighted strategies use it").register(registry));
+    meters.add(Gauge.builder("fairway_backend_utilization", r::utilization).tag("backend", id)
+        .description("Utilization the backend last reported (ORCA)").register(registry));
+    for (String state : STATES) {
+      meters.add(Gauge.builder("fairway_backend_state", () -> r.isIn(state)).tag("backend", id).tag("state", state)
+          .description("1 for the backend's current state, 0 for the others").register(registry));
+    }
+    return meters;
+  }
+
+  /** The readings the balancer keeps up to date for a backend's gauges. */
+  public BackendReadings readings(String backendId) {
+    return readings.computeIfAbsent(backendId, k -> new BackendReadings());
+  }
+
   private void removeMissing(Map<String, List<Meter>> gauges, Set<String> keep) {
     for (String id : new ArrayList<>(gauges.keySet())) {
       if (!keep.contains(id)) {
         Collection<Meter> meters = gauges.remove(id);
         meters.forEach(registry::remove);
+        readings.remove(id);
       }
     }
   }
