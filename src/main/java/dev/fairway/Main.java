@@ -107,7 +107,7 @@ public final class Main {
           membership.nodeId(), position.clientCount(), position);
       config = new FairwayConfig(fileConfig.proxy(), fileConfig.admin(),
           new SubsettingSettings(position.clientId(), position.clientCount()), fileConfig.metrics(),
-          fileConfig.reload(), fileConfig.services(), fileConfig.demo());
+          fileConfig.reload(), fileConfig.accessLog(), fileConfig.services(), fileConfig.demo());
     } else {
       vertx = builder.build();
     }

@@ -88,6 +88,13 @@ public final class ConfigParser {
     Node r = root.object("reload");
     ReloadSettings reload = new ReloadSettings(r.longIn("scanPeriodMs", 2000, 0, 3_600_000));
     r.rejectUnknownKeys();
+    Node a = root.object("accessLog");
+    String format = a.string("format", "json");
+    if (!AccessLogSettings.FORMATS.contains(format)) {
+      a.problem("format", format, "one of " + String.join(", ", AccessLogSettings.FORMATS));
+    }
+    AccessLogSettings accessLog = new AccessLogSettings(a.bool("enabled", false), format);
+    a.rejectUnknownKeys();
     List<ServiceConfig> services = services(root);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
@@ -95,7 +102,7 @@ public final class ConfigParser {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, services, demo);
+    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo);
   }
 
   private static ProxySettings proxy(Node n) {

@@ -14,12 +14,13 @@ import java.util.Optional;
  * @param subsetting this process's client id and the number of proxy processes
  * @param metrics    which meters {@code /metrics} exposes
  * @param reload     how the config file is watched
+ * @param accessLog  the per-request access log
  * @param services   the services, in file order
  * @param demo       embedded sample backends, when present
  */
 public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
-                            MetricsSettings metrics, ReloadSettings reload, List<ServiceConfig> services,
-                            Optional<DemoSettings> demo) {
+                            MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
+                            List<ServiceConfig> services, Optional<DemoSettings> demo) {
   public FairwayConfig {
     services = List.copyOf(services);
   }

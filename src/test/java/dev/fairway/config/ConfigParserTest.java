@@ -224,7 +224,7 @@ class ConfigParserTest {
     root.getJsonObject("demo").getJsonArray("backends").getJsonObject(1).put("prt", 1);
 
     assertThat(problems(root)).containsExactlyInAnyOrder(
-        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, services, demo",
+        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, backends",
