@@ -58,6 +58,7 @@ final class SpreadSimulation {
   static final long HEALTH_NANOS = 2 * S;
   static final long WARMUP_NANOS = 10 * S;
   static final long MEASURE_NANOS = 60 * S;
+  /** On-proxy capacity per backend by default: large enough that slots never limit. */
   static final int CAPACITY = 1000;
   static final long BLACKOUT_MS = 500;
 
@@ -127,6 +128,7 @@ final class SpreadSimulation {
 
   private final StrategyName strategy;
   private final double load;
+  private final int capacity;
   private final SplitMix64 random;
   private final PriorityQueue<Event> events = new PriorityQueue<>(
       (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
@@ -142,9 +144,10 @@ final class SpreadSimulation {
   private long seq;
   private long now;
 
-  private SpreadSimulation(StrategyName strategy, double load, long seed) {
+  private SpreadSimulation(StrategyName strategy, double load, long seed, int capacity) {
     this.strategy = strategy;
     this.load = load;
+    this.capacity = capacity;
     this.random = new SplitMix64(seed);
     this.table = new SlotTable(seed);
     List<EndpointSpec> specs = new ArrayList<>();
@@ -152,7 +155,7 @@ final class SpreadSimulation {
       String id = "b" + (i + 1);
       ids.add(id);
       index.put(id, i);
-      specs.add(new EndpointSpec(id, "127.0.0.1", 9001 + i, CAPACITY, 1.0, true));
+      specs.add(new EndpointSpec(id, "127.0.0.1", 9001 + i, capacity, 1.0, true));
       backends[i] = new WorkQueue(1, REPORT_WINDOW_NANOS, 0);
       trackers[i] = new ScoreTracker(BLACKOUT_MS * MS, ScoreTracker.DEFAULT_EXPIRATION_NANOS,
           CapabilityScore.DEFAULT_ERROR_UTILIZATION_PENALTY);
@@ -167,7 +170,12 @@ final class SpreadSimulation {
 
   /** Runs one strategy at {@code load} × {@link #fleetCapacity()} with seeded arrivals and costs. */
   static Result run(StrategyName strategy, double load, long seed) {
-    return new SpreadSimulation(strategy, load, seed).run();
+    return run(strategy, load, seed, CAPACITY);
+  }
+
+  /** The same with {@code capacity} slots per backend: requests beyond them wait in the table's queue. */
+  static Result run(StrategyName strategy, double load, long seed, int capacity) {
+    return new SpreadSimulation(strategy, load, seed, capacity).run();
   }
 
   private Result run() {
@@ -216,7 +224,8 @@ final class SpreadSimulation {
       demand[i] = (backends[i].assignedNanos() - assigned0[i]) / (double) MEASURE_NANOS;
       share[i] = (sent[i] - sent0[i]) / (double) total;
     }
-    return new Result(strategy.configName(), load, utilization, demand, share);
+    String label = capacity == CAPACITY ? strategy.configName() : strategy.configName() + ", capacity " + capacity;
+    return new Result(label, load, utilization, demand, share);
   }
 
   private void at(long t, Runnable action) {

@@ -53,7 +53,7 @@ class SpreadSimulationTest {
     assertThat(a.demand()).containsExactly(b.demand());
   }
 
-  /** Every strategy at 70 %, each backend's utilization in (0, 1]; prints the table with -Dspread.print=true. */
+  /** Every strategy at 70 %, each backend's utilization in (0, 1]; -Dspread.print=true prints them and more. */
   @Test
   void everyStrategy() {
     StringBuilder table = new StringBuilder("| strategy | load | b1 | b2 | b3 (slow) | b4 | b5 | b6 (slow) "
@@ -67,6 +67,15 @@ class SpreadSimulationTest {
       }
     }
     if (Boolean.getBoolean("spread.print")) { // mvn -q test -Dtest=SpreadSimulationTest -Dspread.print=true
+      // not asserted, only for docs/benchmarks-spread.md: small on-proxy capacities, and 50 % load
+      for (int capacity : new int[] {1, 2, 4}) {
+        for (StrategyName s : StrategyName.values()) {
+          table.append(SpreadSimulation.run(s, 0.7, SEED, capacity).row()).append('\n');
+        }
+      }
+      for (StrategyName s : StrategyName.values()) {
+        table.append(SpreadSimulation.run(s, 0.5, SEED).row()).append('\n');
+      }
       System.out.println(table);
     }
   }
