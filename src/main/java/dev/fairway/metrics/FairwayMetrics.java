@@ -30,6 +30,7 @@ public final class FairwayMetrics {
   private final Map<String, List<Meter>> backendGauges = new ConcurrentHashMap<>();
   private final Map<String, Meter> serviceGauges = new ConcurrentHashMap<>();
   private final Map<String, BackendReadings> readings = new ConcurrentHashMap<>();
+  private final Map<String, BackendMeters> backendMeters = new ConcurrentHashMap<>();
   /** The states a backend can report, as in {@code GET /api/services}. */
   private static final List<String> STATES = List.of("healthy", "unhealthy", "lame-duck", "ejected", "draining");
 
@@ -104,6 +105,24 @@ public final class FairwayMetrics {
     return meters;
   }
 
+  /** The request meters of a backend, created on first use. */
+  public BackendMeters backend(String backendId) {
+    BackendMeters m = backendMeters.get(backendId);
+    return m != null ? m : backendMeters.computeIfAbsent(backendId, this::createBackendMeters);
+  }
+
+  private BackendMeters createBackendMeters(String id) {
+    Counter[] byClass = new Counter[BackendMeters.CLASSES.length];
+    for (int i = 0; i < byClass.length; i++) {
+      byClass[i] = Counter.builder("fairway_backend_requests").tag("backend", id).tag("class", BackendMeters.CLASSES[i])
+          .description("Requests to the backend by status class (error: no response)").register(registry);
+    }
+    Timer latency = Timer.builder("fairway_backend_latency").tag("backend", id)
+        .description("From taking the slot to the backend's last byte").publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(1)).register(registry);
+    return new BackendMeters(latency, byClass);
+  }
+
   /** The readings the balancer keeps up to date for a backend's gauges. */
   public BackendReadings readings(String backendId) {
     return readings.computeIfAbsent(backendId, k -> new BackendReadings());
@@ -115,6 +134,13 @@ public final class FairwayMetrics {
         Collection<Meter> meters = gauges.remove(id);
         meters.forEach(registry::remove);
         readings.remove(id);
+        BackendMeters m = backendMeters.remove(id);
+        if (m != null) {
+          registry.remove(m.latency());
+          for (Counter c : m.byClass()) {
+            registry.remove(c);
+          }
+        }
       }
     }
   }
