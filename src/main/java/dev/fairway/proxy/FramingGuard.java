@@ -336,6 +336,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         Unpooled.EMPTY_BUFFER);
     standIn.setDecoderResult(DecoderResult.failure(new Rejection(f)));
     ctx.fireChannelRead(standIn);
+    ctx.fireChannelReadComplete(); // Vert.x flushes what it wrote during a read when the read completes
   }
 
   /** The body being forwarded is malformed: stop passing bytes and tell whoever forwards it. */
