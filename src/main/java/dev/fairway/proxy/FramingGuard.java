@@ -34,6 +34,8 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   /** The handler name in a pipeline. */
   static final String NAME = "fairway-framing-guard";
   private static final int MAX_CHUNK_LINE = 4096;
+  /** The most bytes of a backend's response head (the upstream client's own limit is the same). */
+  static final int MAX_RESPONSE_HEAD = 64 * 1024;
 
   private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_CR, CHUNK_LF, TRAILERS, TUNNEL, DEAD }
 
@@ -57,7 +59,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private FramingGuard(boolean requests, EdgeLimits limits) {
     this.requests = requests;
     this.limits = limits;
-    this.headLimit = requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2 : 256 * 1024;
+    this.headLimit = requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2 : MAX_RESPONSE_HEAD;
   }
 
   /** A guard for a client connection. */
@@ -65,7 +67,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     return new FramingGuard(true, limits);
   }
 
-  /** A guard for a backend connection (heads up to 256 KiB; the client's limit is 64 KiB). */
+  /** A guard for a backend connection (response heads up to {@link #MAX_RESPONSE_HEAD}). */
   static FramingGuard forResponses() {
     return new FramingGuard(false, EdgeLimits.DEFAULTS);
   }
