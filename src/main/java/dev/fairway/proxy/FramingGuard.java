@@ -289,7 +289,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     if (head.length > 8192) {
       head = new byte[1024];
     }
-    if (v.upgrade() && requests || !requests && v.status() == 101) {
+    if (!requests && v.status() == 101) {
       state = State.TUNNEL; // an upgraded connection carries another protocol
       return;
     }
