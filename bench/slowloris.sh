@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
 CONNECTIONS=${CONNECTIONS:-1000}
-PORT=${PORT:-18080}
+PORT=${PORT:-28080}
 WORK=$(mktemp -d /tmp/fairway-slowloris.XXXXXX)
 PIDS=()
 cleanup() {
@@ -33,7 +33,12 @@ cat > "$WORK/config.json" <<JSON
 JSON
 java -Xmx512m -jar target/fairway.jar -conf "$WORK/config.json" > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
+up=no
+for _ in $(seq 100); do
+  if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" = 200 ]; then up=yes; break; fi
+  sleep 0.1
+done
+[ "$up" = yes ] || { echo "fairway did not serve on port $PORT:" >&2; cat "$WORK/fairway.log" >&2; exit 1; }
 
 # probe: one request every 100 ms; logs "mode status seconds"
 probe() {
@@ -64,9 +69,13 @@ echo
 echo "| mode | probes | 200 | not 200 | p50 s | p99 s | max s |"
 echo "|---|---|---|---|---|---|---|"
 for mode in slow-headers slow-read; do
-  awk -v m="$mode" '$1 == m { n++; if ($2 == "200") ok++; t[n] = $3 }
+  awk -v m="$mode" '$1 == m { print $2, $3 }' "$WORK/probe.log" > "$WORK/$mode.probe"
+  n=$(wc -l < "$WORK/$mode.probe")
+  ok=$(awk '$1 == "200"' "$WORK/$mode.probe" | wc -l)
+  sort -n -k2 "$WORK/$mode.probe" | awk -v n="$n" -v ok="$ok" -v m="$mode" '
+    { t[NR] = $2 }
     END {
-      asort(t); p50 = t[int(n * 0.5) > 0 ? int(n * 0.5) : 1]; p99 = t[int(n * 0.99) > 0 ? int(n * 0.99) : 1];
-      printf "| %s | %d | %d | %d | %.3f | %.3f | %.3f |\n", m, n, ok, n - ok, p50, p99, t[n]
-    }' "$WORK/probe.log"
+      i50 = int(n * 0.5); if (i50 < 1) i50 = 1; i99 = int(n * 0.99); if (i99 < 1) i99 = 1
+      printf "| %s | %d | %d | %d | %.3f | %.3f | %.3f |\n", m, n, ok, n - ok, t[i50], t[i99], t[n]
+    }'
 done
