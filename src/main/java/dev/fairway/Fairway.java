@@ -42,6 +42,7 @@ public final class Fairway {
   private final AtomicInteger proxyPort = new AtomicInteger();
   private final AtomicInteger adminPort = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
+  private final AtomicInteger clientConnections = new AtomicInteger();
   private final List<ProxyVerticle> proxies = new CopyOnWriteArrayList<>();
   private Future<Void> drained;
 
@@ -87,7 +88,7 @@ public final class Fairway {
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
           ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), table, metrics, draining::get,
-              proxyPort::set);
+              proxyPort::set, clientConnections);
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))

@@ -17,7 +17,10 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.function.BooleanSupplier;
+import java.util.Optional;
 import java.util.function.IntConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The admin listener: the JSON API, the proxy's own health and (later) metrics and dashboard.
@@ -27,6 +30,7 @@ import java.util.function.IntConsumer;
  * this proxy drains.
  */
 public final class AdminVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(AdminVerticle.class);
   private final AdminSettings settings;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier draining;
@@ -54,9 +58,21 @@ public final class AdminVerticle extends VerticleBase {
     router.get("/api/services").handler(this::services);
     router.get("/metrics").handler(this::metrics);
     BearerAuth auth = new BearerAuth(settings.token());
-    router.route("/api/*").method(HttpMethod.POST).method(HttpMethod.DELETE).method(HttpMethod.PUT)
-        .method(HttpMethod.PATCH).handler(rc -> {
-          if (auth.allows(rc.request().getHeader(HttpHeaders.AUTHORIZATION))) {
+    Optional<String> weakness = AdminSecurity.weakness(settings.token());
+    boolean exposed = !AdminSecurity.isLoopback(settings.host());
+    weakness.ifPresent(w -> LOG.warn("admin token is weak ({}): set admin.token or {} to a long random secret{}", w,
+        dev.fairway.config.ConfigParser.ADMIN_TOKEN_ENV,
+        exposed ? "; admin mutations are refused while the admin listener is not on loopback" : ""));
+    // Mutations are POST and DELETE only; no CORS headers are ever sent (browsers on other origins get nothing).
+    router.route("/api/*").method(HttpMethod.PUT).method(HttpMethod.PATCH).handler(rc -> {
+      rc.response().putHeader("Allow", "GET, POST, DELETE");
+      plain(rc, 405, "admin mutations are POST or DELETE");
+    });
+    router.route("/api/*").method(HttpMethod.POST).method(HttpMethod.DELETE).handler(rc -> {
+          if (weakness.isPresent() && exposed) {
+            plain(rc, 403, "admin token is " + weakness.get() + " and the admin listener is not on loopback: "
+                + "set a token of at least " + AdminSecurity.MIN_TOKEN_LENGTH + " characters");
+          } else if (auth.allows(rc.request().getHeader(HttpHeaders.AUTHORIZATION))) {
             rc.next();
           } else {
             rc.response().putHeader("WWW-Authenticate", "Bearer");

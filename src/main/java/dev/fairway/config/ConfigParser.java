@@ -108,9 +108,27 @@ public final class ConfigParser {
   private static ProxySettings proxy(Node n) {
     ProxySettings p = new ProxySettings(n.string("host", "0.0.0.0"), n.intIn("port", 8080, 0, 65535),
         n.intIn("instances", 0, 0, 1024), n.longIn("drainGraceMs", 3000, 0, 3_600_000),
-        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000));
+        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000), limits(n));
     n.rejectUnknownKeys();
     return p;
+  }
+
+  private static EdgeLimits limits(Node n) {
+    EdgeLimits d = EdgeLimits.DEFAULTS;
+    String underscore = n.string("underscoreHeaders", d.underscoreHeaders().configName());
+    EdgeLimits.UnderscoreHeaders mode = EdgeLimits.UnderscoreHeaders.DROP;
+    if (underscore.equals("reject")) {
+      mode = EdgeLimits.UnderscoreHeaders.REJECT;
+    } else if (!underscore.equals("drop")) {
+      n.problem("underscoreHeaders", underscore, "one of drop, reject");
+    }
+    return new EdgeLimits(n.intIn("maxHeaderBytes", d.maxHeaderBytes(), 256, 1 << 20),
+        n.intIn("maxHeaderCount", d.maxHeaderCount(), 1, 10_000),
+        n.intIn("maxRequestLineBytes", d.maxRequestLineBytes(), 64, 1 << 20),
+        n.longIn("requestHeadersTimeoutMs", d.requestHeadersTimeoutMs(), 1, 3_600_000),
+        n.longIn("idleTimeoutMs", d.idleTimeoutMs(), 1, 86_400_000),
+        n.intIn("maxConnections", d.maxConnections(), 1, 10_000_000),
+        mode, n.intIn("trustedHops", d.trustedHops(), 0, 100));
   }
 
   private static AdminSettings admin(Node n) {
@@ -221,7 +239,8 @@ public final class ConfigParser {
   }
 
   private static Timeouts timeouts(Node n) {
-    Timeouts t = new Timeouts(n.longIn("connectMs", 2000, 1, 3_600_000), n.longIn("responseMs", 30_000, 1, 86_400_000));
+    Timeouts t = new Timeouts(n.longIn("connectMs", 2000, 1, 3_600_000), n.longIn("responseMs", 30_000, 1, 86_400_000),
+        n.longIn("uploadIdleMs", Timeouts.DEFAULT_UPLOAD_IDLE_MS, 1, 86_400_000));
     n.rejectUnknownKeys();
     return t;
   }

@@ -13,6 +13,12 @@ package dev.fairway.config;
  * @param instances      number of proxy verticles; 0 means one per event loop
  * @param drainGraceMs   how long to keep serving after SIGTERM (so load balancers notice)
  * @param drainTimeoutMs longest wait for in-flight requests once no longer accepting
+ * @param limits         what the listener accepts from clients
  */
-public record ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs) {
+public record ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs,
+                            EdgeLimits limits) {
+  /** Settings with the default {@link EdgeLimits}. */
+  public ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs) {
+    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS);
+  }
 }

@@ -9,6 +9,15 @@ package dev.fairway.config;
  *
  * @param connectMs  TCP connect timeout
  * @param responseMs longest wait for response headers once the request is sent
+ * @param uploadIdleMs longest time a backend may stop reading a request body being streamed to
+ *                     it (before {@code responseMs} starts); then 504 and the slot is freed
  */
-public record Timeouts(long connectMs, long responseMs) {
+public record Timeouts(long connectMs, long responseMs, long uploadIdleMs) {
+  /** Default upload idle timeout. */
+  public static final long DEFAULT_UPLOAD_IDLE_MS = 30_000;
+
+  /** Timeouts with the default {@code uploadIdleMs}. */
+  public Timeouts(long connectMs, long responseMs) {
+    this(connectMs, responseMs, DEFAULT_UPLOAD_IDLE_MS);
+  }
 }

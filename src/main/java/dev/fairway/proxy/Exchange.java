@@ -17,6 +17,8 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.impl.ConnectionBase;
+import io.netty.channel.ChannelPipeline;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,6 +54,8 @@ final class Exchange extends Waiter {
   private boolean responseTimedOut;
   private boolean clientGone;
   private boolean done;
+  private boolean uploadStalled;
+  private long uploadTimer = -1;
   private String loadReport;
 
   /** How an exchange ended, as far as the backend's record is concerned. */
@@ -72,6 +76,10 @@ final class Exchange extends Waiter {
   void start() {
     req.pause();
     resp.closeHandler(v -> onClientGone());
+    FramingGuard guard = proxy.guard(req.connection());
+    if (guard != null) {
+      guard.bodyFault(this::onBodyFault);
+    }
     Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
       case GRANTED -> connect(endpoint());
@@ -144,7 +152,8 @@ final class Exchange extends Waiter {
     }
     backendReq = creq;
     reusedConnection = proxy.reuses(creq.connection());
-    Headers.toBackend(req, creq.headers());
+    guardResponses(creq);
+    Headers.toBackend(req, creq.headers(), proxy.limits());
     if (req.authority() != null) {
       creq.authority(req.authority());
     }
@@ -159,6 +168,39 @@ final class Exchange extends Waiter {
       req.resume();
       armResponseTimer();
     }
+  }
+
+  /** Puts a {@link FramingGuard} in front of the backend connection's decoder (once per connection). */
+  private void guardResponses(HttpClientRequest creq) {
+    if (!(creq.connection() instanceof ConnectionBase c)) {
+      return;
+    }
+    ChannelPipeline pipeline = c.channelHandlerContext().pipeline();
+    FramingGuard guard = (FramingGuard) pipeline.get(FramingGuard.NAME);
+    if (guard == null && pipeline.get("codec") != null) {
+      guard = FramingGuard.forResponses();
+      pipeline.addBefore("codec", FramingGuard.NAME, guard);
+    }
+    if (guard != null) {
+      guard.expectResponseTo(req.method() == HttpMethod.HEAD);
+    }
+  }
+
+  /**
+   * The client's body turned out malformed (a bad chunk size, say) while being forwarded: the
+   * backend's request is reset, never completed, and the client gets 400 (or an aborted stream if
+   * its response had begun).
+   */
+  private void onBodyFault(Failure f) {
+    if (done) {
+      return;
+    }
+    if (resp.headWritten()) {
+      abort();
+      return;
+    }
+    onClientGone();
+    proxy.respond(req, f, 0);
   }
 
   /** Whether the request carries a body (RFC 9112 §6.3: only a framing header says so). */
@@ -211,15 +253,39 @@ final class Exchange extends Waiter {
       creq.write(buf);
       if (creq.writeQueueFull()) {
         req.pause();
-        creq.drainHandler(v -> req.resume());
+        armUploadTimer();
+        creq.drainHandler(v -> {
+          cancelUploadTimer();
+          req.resume();
+        });
       }
     });
     req.exceptionHandler(e -> creq.reset());
     req.endHandler(v -> {
+      cancelUploadTimer();
       creq.end();
       armResponseTimer();
     });
     req.resume();
+  }
+
+  /** The backend stopped reading the body: give it {@code uploadIdleMs}, then give up (504). */
+  private void armUploadTimer() {
+    cancelUploadTimer();
+    uploadTimer = vertx().setTimer(route.timeouts().uploadIdleMs(), id -> {
+      uploadTimer = -1;
+      if (!done && backendReq != null) {
+        uploadStalled = true;
+        backendReq.reset();
+      }
+    });
+  }
+
+  private void cancelUploadTimer() {
+    if (uploadTimer >= 0) {
+      vertx().cancelTimer(uploadTimer);
+      uploadTimer = -1;
+    }
   }
 
   private void armResponseTimer() {
@@ -241,6 +307,7 @@ final class Exchange extends Waiter {
 
   private void onResponse(AsyncResult<HttpClientResponse> ar) {
     cancelResponseTimer();
+    cancelUploadTimer();
     if (ar.failed()) {
       if (!clientGone && !responseTimedOut && staleConnection(ar.cause())) {
         release(Outcome.ABORTED);
@@ -249,7 +316,8 @@ final class Exchange extends Waiter {
       }
       release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
       if (!clientGone) {
-        fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT : Failure.BAD_RESPONSE);
+        fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT
+            : uploadStalled ? Failure.UPLOAD_STALLED : Failure.BAD_RESPONSE);
       }
       return;
     }
@@ -306,6 +374,7 @@ final class Exchange extends Waiter {
     if (backendReq != null) {
       backendReq.reset();
     }
+    cancelUploadTimer();
     done = true;
     resp.reset();
     release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
@@ -326,6 +395,7 @@ final class Exchange extends Waiter {
     }
     if (backendReq != null) {
       cancelResponseTimer();
+      cancelUploadTimer();
       backendReq.reset();
     }
   }

@@ -19,7 +19,10 @@ public enum Failure {
   HEADERS_TOO_LARGE(431, "request headers too large", false, true),
   URI_TOO_LONG(414, "request line too long", false, true),
   REQUEST_TIMEOUT(408, "request headers not complete in time", false, true),
-  DRAINING(503, "proxy is shutting down", true, true);
+  DRAINING(503, "proxy is shutting down", true, true),
+  TOO_MANY_CONNECTIONS(503, "too many client connections", true, true),
+  UNDERSCORE_HEADER(400, "header field name contains an underscore", false, true),
+  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false);
 
   private final int status;
   private final String reason;
@@ -31,6 +34,24 @@ public enum Failure {
     this.reason = reason;
     this.retryAfter = retryAfter;
     this.closeConnection = closeConnection;
+  }
+
+  /**
+   * The failure for a request the HTTP decoder (or {@link FramingGuard}) refused: the guard's own
+   * {@link Rejection}, else 414 for a too long request line, 431 for too large headers, 400 for
+   * anything else.
+   */
+  public static Failure of(Throwable decoderFailure) {
+    if (decoderFailure instanceof Rejection r) {
+      return r.failure();
+    }
+    if (decoderFailure instanceof io.netty.handler.codec.http.TooLongHttpLineException) {
+      return URI_TOO_LONG;
+    }
+    if (decoderFailure instanceof io.netty.handler.codec.http.TooLongHttpHeaderException) {
+      return HEADERS_TOO_LARGE;
+    }
+    return MALFORMED_REQUEST;
   }
 
   public int status() {

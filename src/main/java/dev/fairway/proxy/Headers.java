@@ -1,5 +1,6 @@
 package dev.fairway.proxy;
 
+import dev.fairway.config.EdgeLimits;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.Map;
@@ -11,6 +12,9 @@ import java.util.Map;
  *
  * <p>Example: a request with {@code Connection: close, X-Trace} and {@code X-Trace: 1} reaches the
  * backend with neither field, with {@code X-Forwarded-For: 127.0.0.1} and {@code Via: 1.1 fairway}.
+ * With {@code trustedHops} 0 a client's own {@code X-Forwarded-For: 6.6.6.6} is replaced, not
+ * extended; with 1 it is kept and the peer appended ({@code 6.6.6.6, 127.0.0.1}). A field named
+ * {@code x_user} is dropped (unless the listener rejects such requests outright).
  */
 final class Headers {
   static final String VIA_TOKEN = "1.1 fairway";
@@ -27,14 +31,25 @@ final class Headers {
   }
 
   /** Copies the client's request fields to the backend request and adds the forwarding fields. */
-  static void toBackend(HttpServerRequest req, MultiMap to) {
+  static void toBackend(HttpServerRequest req, MultiMap to, EdgeLimits limits) {
     MultiMap from = req.headers();
+    int trusted = limits.trustedHops();
+    String priorProto = null;
+    String priorHost = null;
     String connection = String.join(",", from.getAll("connection"));
     String priorFor = null;
     String priorVia = null;
     for (Map.Entry<String, String> h : from) {
       String name = h.getKey();
-      if (isOneOf(name, HOP_BY_HOP) || listedIn(connection, name)) {
+      if (isOneOf(name, HOP_BY_HOP) || listedIn(connection, name) || name.indexOf('_') >= 0) {
+        continue;
+      }
+      if (name.equalsIgnoreCase("x-forwarded-proto")) {
+        priorProto = h.getValue();
+        continue;
+      }
+      if (name.equalsIgnoreCase("x-forwarded-host")) {
+        priorHost = h.getValue();
         continue;
       }
       if (name.equalsIgnoreCase("x-forwarded-for")) {
@@ -51,9 +66,12 @@ final class Headers {
       to.add(name, h.getValue());
     }
     String client = req.remoteAddress() == null ? "unknown" : req.remoteAddress().hostAddress();
-    to.set("X-Forwarded-For", priorFor == null ? client : priorFor + ", " + client);
-    to.set("X-Forwarded-Proto", req.isSSL() ? "https" : "http");
-    if (req.authority() != null) {
+    String kept = trusted == 0 ? null : lastEntries(priorFor, trusted);
+    to.set("X-Forwarded-For", kept == null ? client : kept + ", " + client);
+    to.set("X-Forwarded-Proto", trusted > 0 && priorProto != null ? priorProto : req.isSSL() ? "https" : "http");
+    if (trusted > 0 && priorHost != null) {
+      to.set("X-Forwarded-Host", priorHost);
+    } else if (req.authority() != null) {
       to.set("X-Forwarded-Host", req.authority().toString());
     }
     to.set("Via", priorVia == null ? VIA_TOKEN : priorVia + ", " + VIA_TOKEN);
@@ -75,6 +93,35 @@ final class Headers {
       to.add(name, h.getValue());
     }
     to.set("Via", priorVia == null ? VIA_TOKEN : priorVia + ", " + VIA_TOKEN);
+  }
+
+  /**
+   * The last {@code n} entries of a comma-separated {@code X-Forwarded-For} list: the ones written
+   * by trusted proxies; entries further left could be forged by the client. {@code null} if none.
+   */
+  static String lastEntries(String list, int n) {
+    if (list == null || list.isBlank()) {
+      return null;
+    }
+    String[] parts = list.split(",");
+    StringBuilder out = new StringBuilder();
+    for (int i = Math.max(0, parts.length - n); i < parts.length; i++) {
+      String p = parts[i].strip();
+      if (!p.isEmpty()) {
+        out.append(out.length() == 0 ? "" : ", ").append(p);
+      }
+    }
+    return out.length() == 0 ? null : out.toString();
+  }
+
+  /** Whether any field name contains an underscore (nginx and Envoy drop or reject those). */
+  static boolean hasUnderscoreName(MultiMap headers) {
+    for (String name : headers.names()) {
+      if (name.indexOf('_') >= 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isOneOf(String name, String[] names) {

@@ -23,6 +23,11 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.HostAndPort;
+import io.vertx.core.net.impl.ConnectionBase;
+import io.netty.channel.ChannelPipeline;
+import dev.fairway.config.EdgeLimits;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Locale;
@@ -57,6 +62,9 @@ public final class ProxyVerticle extends VerticleBase {
   private final Tally tally = new Tally();
   private final ResponseDeadlines deadlines = new ResponseDeadlines();
   private final Set<HttpConnection> usedConnections = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Map<HttpConnection, FramingGuard> guards = new IdentityHashMap<>();
+  private final AtomicInteger clientConnections;
+  private final EdgeLimits limits;
 
   /**
    * @param settings    listener settings
@@ -65,10 +73,13 @@ public final class ProxyVerticle extends VerticleBase {
    * @param metrics     Fairway's meters
    * @param draining    whether this proxy is shutting down (responses then close keep-alive)
    * @param onListening told the actual port once listening
+   * @param clientConnections open client connections of the whole process (shared by instances)
    */
   public ProxyVerticle(ProxySettings settings, int lane, SlotTable table, FairwayMetrics metrics,
-                       BooleanSupplier draining, IntConsumer onListening) {
+                       BooleanSupplier draining, IntConsumer onListening, AtomicInteger clientConnections) {
     this.settings = settings;
+    this.limits = settings.limits();
+    this.clientConnections = clientConnections;
     this.lane = lane;
     this.draining = draining;
     this.table = table;
@@ -90,8 +101,17 @@ public final class ProxyVerticle extends VerticleBase {
         .setTcpNoDelay(true)
         .setHandle100ContinueAutomatically(true)
         .setDecompressionSupported(false)
-        .setCompressionSupported(false);
-    server = vertx.createHttpServer(options).requestHandler(this::handle);
+        .setCompressionSupported(false)
+        .setHttp2ClearTextEnabled(false) // HTTP/1.1 only: FramingGuard must see every byte from the start
+        // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
+        .setMaxInitialLineLength(limits.maxRequestLineBytes() + 64)
+        .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
+        .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, limits.idleTimeoutMs()))
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    server = vertx.createHttpServer(options)
+        .connectionHandler(this::onConnection)
+        .invalidRequestHandler(req -> respond(req, Failure.of(req.decoderResult().cause()), 0))
+        .requestHandler(this::handle);
     vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
     vertx.setPeriodic(ResponseDeadlines.SWEEP_MS, id -> deadlines.sweep(System.nanoTime()));
     return consumer.completion()
@@ -166,9 +186,42 @@ public final class ProxyVerticle extends VerticleBase {
     return server.shutdown(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * A new client connection: counts it against {@code maxConnections} (refusing it with 503 when
+   * over) and puts a {@link FramingGuard} in front of its HTTP decoder.
+   */
+  private void onConnection(HttpConnection conn) {
+    ChannelPipeline pipeline = ((ConnectionBase) conn).channelHandlerContext().pipeline();
+    FramingGuard guard = FramingGuard.forRequests(limits);
+    pipeline.addBefore("httpDecoder", FramingGuard.NAME, guard);
+    if (clientConnections.incrementAndGet() > limits.maxConnections()) {
+      clientConnections.decrementAndGet();
+      pipeline.channel().eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));
+      return;
+    }
+    guards.put(conn, guard);
+    conn.closeHandler(v -> {
+      guards.remove(conn);
+      clientConnections.decrementAndGet();
+    });
+  }
+
+  /** The guard of a client connection, or {@code null} for a refused one. */
+  FramingGuard guard(HttpConnection conn) {
+    return guards.get(conn);
+  }
+
+  EdgeLimits limits() {
+    return limits;
+  }
+
   private void handle(HttpServerRequest req) {
     if (draining.getAsBoolean()) {
       req.response().putHeader(HttpHeaders.CONNECTION, "close");
+    }
+    if (limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && Headers.hasUnderscoreName(req.headers())) {
+      respond(req, Failure.UNDERSCORE_HEADER, 0);
+      return;
     }
     HostAndPort authority = req.authority();
     String host = authority == null ? "" : authority.host().toLowerCase(Locale.ROOT);

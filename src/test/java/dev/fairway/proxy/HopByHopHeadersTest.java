@@ -77,7 +77,8 @@ class HopByHopHeadersTest {
         "upgrade", "proxy-connection", "proxy-authorization", "x-secret");
     assertThat(seen.getAll("X-Keep")).containsExactly("yes");
     assertThat(seen.getAll("Host")).containsExactly("shop.example:8443");
-    assertThat(seen.getAll("X-Forwarded-For")).containsExactly("10.0.0.1, 127.0.0.1");
+    // trustedHops 0 (default): the client's own X-Forwarded-For is replaced, not extended
+    assertThat(seen.getAll("X-Forwarded-For")).containsExactly("127.0.0.1");
     assertThat(seen.getAll("X-Forwarded-Proto")).containsExactly("http");
     assertThat(seen.getAll("X-Forwarded-Host")).containsExactly("shop.example:8443");
     assertThat(seen.getAll("Via")).containsExactly("1.0 edge, 1.1 fairway");

@@ -70,6 +70,62 @@ public final class RawHttp {
     }
   }
 
+  /**
+   * Sends {@code request}, reads one response (status and Content-Length body), then waits up to
+   * two seconds for the server to close the connection.
+   *
+   * @return the response; {@code closed} tells whether the server closed after it
+   */
+  public static Closing exchangeAndClose(int port, String request) throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+      s.setSoTimeout(5000);
+      s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      return readAndAwaitClose(s);
+    }
+  }
+
+  /** A response and whether the server closed the connection after it. */
+  public record Closing(Response response, boolean closed) {
+  }
+
+  /** Reads one response from an open socket, then waits up to two seconds for end of stream. */
+  public static Closing readAndAwaitClose(Socket s) throws IOException {
+    InputStream in = s.getInputStream();
+    Response r = readResponse(in);
+    s.setSoTimeout(2000);
+    boolean closed;
+    try {
+      closed = in.read() < 0;
+    } catch (java.net.SocketTimeoutException e) {
+      closed = false;
+    } catch (IOException e) {
+      closed = true; // reset counts as closed
+    }
+    return new Closing(r, closed);
+  }
+
+  /** Reads one response head and its Content-Length body from {@code in}. */
+  public static Response readResponse(InputStream in) throws IOException {
+    String head = readHead(in);
+    String[] lines = head.split("\r\n");
+    int status = Integer.parseInt(lines[0].split(" ")[1]);
+    List<String[]> headers = new ArrayList<>();
+    long length = 0;
+    for (int i = 1; i < lines.length; i++) {
+      int colon = lines[i].indexOf(':');
+      String name = lines[i].substring(0, colon);
+      String value = lines[i].substring(colon + 1).trim();
+      headers.add(new String[] {name, value});
+      if (name.equalsIgnoreCase("content-length")) {
+        length = Long.parseLong(value);
+      }
+    }
+    byte[] body = in.readNBytes((int) length);
+    return new Response(status, headers, new String(body, StandardCharsets.UTF_8));
+  }
+
   private static String readHead(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     int matched = 0;

@@ -72,6 +72,23 @@ public final class TestConfig {
     return this;
   }
 
+  /** Sets a {@code proxy} key (edge limits such as {@code maxHeaderCount}). */
+  public TestConfig proxy(String key, Object value) {
+    root.getJsonObject("proxy").put(key, value);
+    return this;
+  }
+
+  /** Sets a key of the last service's {@code timeouts}. */
+  public TestConfig timeout(String key, long ms) {
+    JsonObject t = lastService().getJsonObject("timeouts");
+    if (t == null) {
+      t = new JsonObject();
+      lastService().put("timeouts", t);
+    }
+    t.put(key, ms);
+    return this;
+  }
+
   public TestConfig instances(int n) {
     root.getJsonObject("proxy").put("instances", n);
     return this;

@@ -1,0 +1,383 @@
+package dev.fairway.proxy;
+
+import dev.fairway.config.EdgeLimits;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A Netty handler in front of the HTTP decoder that reads the raw bytes of every message on one
+ * connection, checks each head with {@link HeadCheck} before the decoder sees it, follows the
+ * body's framing (fixed length or chunks, whose sizes it checks) to find the next head, and
+ * bounds the time a request head may take.
+ *
+ * <p>Example: a client sends {@code "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"}.
+ * The head is valid and passed on; the chunk size {@code zz} is not, so the guard stops passing
+ * bytes and tells the request's exchange, which answers 400 and closes. A head that is itself
+ * invalid, too large or too slow never reaches the decoder: the guard hands Vert.x a stand-in
+ * request whose decoder result carries the {@link Failure}, and the proxy's invalid-request
+ * handler answers it.
+ *
+ * <p>On a backend connection ({@link #forResponses}) any fault fails the connection with a
+ * {@link Rejection}, which the exchange turns into 502 (or an aborted client stream mid-body).
+ */
+final class FramingGuard extends ChannelInboundHandlerAdapter {
+  /** The handler name in a pipeline. */
+  static final String NAME = "fairway-framing-guard";
+  private static final int MAX_CHUNK_LINE = 4096;
+  /** The most bytes of a backend's response head (the upstream client's own limit is the same). */
+  static final int MAX_RESPONSE_HEAD = 64 * 1024;
+
+  private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_CR, CHUNK_LF, TRAILERS, TUNNEL, DEAD }
+
+  private final boolean requests;
+  private final EdgeLimits limits;
+  private final int headLimit;
+  private State state = State.HEAD;
+  private byte[] head = new byte[1024];
+  private int headLength;
+  private int lineStart;
+  /** Where the field lines of the head begin; -1 while in the start line. */
+  private int fieldsStart = -1;
+  private long remaining;
+  private final StringBuilder line = new StringBuilder();
+  private int trailerBytes;
+  private ScheduledFuture<?> headTimer;
+  private ChannelHandlerContext ctx;
+  private Consumer<Failure> bodyFault;
+  private boolean nextIsHeadResponse;
+
+  private FramingGuard(boolean requests, EdgeLimits limits) {
+    this.requests = requests;
+    this.limits = limits;
+    this.headLimit = requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2 : MAX_RESPONSE_HEAD;
+  }
+
+  /** A guard for a client connection. */
+  static FramingGuard forRequests(EdgeLimits limits) {
+    return new FramingGuard(true, limits);
+  }
+
+  /** A guard for a backend connection (response heads up to {@link #MAX_RESPONSE_HEAD}). */
+  static FramingGuard forResponses() {
+    return new FramingGuard(false, EdgeLimits.DEFAULTS);
+  }
+
+  /** Who to tell when the body of the request being forwarded turns out malformed. */
+  void bodyFault(Consumer<Failure> handler) {
+    this.bodyFault = handler;
+  }
+
+  /** Tells a backend guard whether the next response answers a {@code HEAD} request. */
+  void expectResponseTo(boolean headRequest) {
+    this.nextIsHeadResponse = headRequest;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    if (requests) {
+      armHeadTimer();
+    }
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    cancelHeadTimer();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    cancelHeadTimer();
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf in)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    if (state == State.TUNNEL) {
+      ctx.fireChannelRead(in);
+      return;
+    }
+    try {
+      scan(ctx, in);
+    } finally {
+      in.release();
+    }
+  }
+
+  /** Walks {@code in}, passing on each checked range and holding back each head until checked. */
+  private void scan(ChannelHandlerContext ctx, ByteBuf in) {
+    int i = in.readerIndex();
+    int end = in.writerIndex();
+    int passFrom = i;
+    while (i < end && state != State.DEAD) {
+      switch (state) {
+        case HEAD -> {
+          pass(ctx, in, passFrom, i);
+          int consumed = readHead(ctx, in, i, end);
+          i += consumed;
+          passFrom = i;
+        }
+        case FIXED -> {
+          int n = (int) Math.min(remaining, end - i);
+          i += n;
+          remaining -= n;
+          if (remaining == 0) {
+            toHead();
+          }
+        }
+        case CHUNK_DATA -> {
+          int n = (int) Math.min(remaining, end - i);
+          i += n;
+          remaining -= n;
+          if (remaining == 0) {
+            state = State.CHUNK_CR;
+          }
+        }
+        case CHUNK_CR, CHUNK_LF -> {
+          byte b = in.getByte(i++);
+          if (state == State.CHUNK_CR && b == '\r') {
+            state = State.CHUNK_LF;
+          } else if (state == State.CHUNK_LF && b == '\n') {
+            state = State.CHUNK_SIZE;
+          } else {
+            pass(ctx, in, passFrom, i - 1);
+            bodyFault(ctx);
+            return;
+          }
+        }
+        case CHUNK_SIZE, TRAILERS -> {
+          byte b = in.getByte(i++);
+          if (b != '\n') {
+            line.append((char) (b & 0xff));
+            if (line.length() > MAX_CHUNK_LINE || (state == State.TRAILERS && ++trailerBytes > limits.maxHeaderBytes())) {
+              pass(ctx, in, passFrom, i - 1);
+              bodyFault(ctx);
+              return;
+            }
+            continue;
+          }
+          if (line.length() == 0 || line.charAt(line.length() - 1) != '\r') {
+            pass(ctx, in, passFrom, i - 1);
+            bodyFault(ctx);
+            return;
+          }
+          String text = line.substring(0, line.length() - 1);
+          line.setLength(0);
+          if (state == State.TRAILERS) {
+            if (text.isEmpty()) {
+              toHead();
+            } else if (text.indexOf(':') <= 0 || !HeadCheck.isToken(text.substring(0, text.indexOf(':')))) {
+              pass(ctx, in, passFrom, i - 1);
+              bodyFault(ctx);
+              return;
+            }
+            continue;
+          }
+          long size = HeadCheck.chunkSize(text);
+          if (size < 0) {
+            pass(ctx, in, passFrom, i - 1);
+            bodyFault(ctx);
+            return;
+          }
+          if (size == 0) {
+            state = State.TRAILERS;
+            trailerBytes = 0;
+          } else {
+            remaining = size;
+            state = State.CHUNK_DATA;
+          }
+        }
+        case TUNNEL -> {
+          i = end;
+        }
+        default -> throw new IllegalStateException(state.name());
+      }
+    }
+    if (state != State.DEAD) {
+      pass(ctx, in, passFrom, i);
+    }
+  }
+
+  private static void pass(ChannelHandlerContext ctx, ByteBuf in, int from, int to) {
+    if (to > from) {
+      ctx.fireChannelRead(in.retainedSlice(from, to - from));
+    }
+  }
+
+  /** Collects head bytes from {@code i}; returns how many it took. Passes the head on once checked. */
+  private int readHead(ChannelHandlerContext ctx, ByteBuf in, int start, int end) {
+    int i = start;
+    while (i < end) {
+      byte b = in.getByte(i++);
+      if (headLength == 0 && (b == '\r' || b == '\n')) {
+        continue; // empty lines before a start line are ignored (RFC 9112 §2.2)
+      }
+      if (headLength == 0 && requests && headTimer == null) {
+        armHeadTimer();
+      }
+      if (headLength == head.length) {
+        byte[] bigger = new byte[Math.min(head.length * 2, headLimit + 1)];
+        System.arraycopy(head, 0, bigger, 0, headLength);
+        head = bigger;
+      }
+      head[headLength++] = b;
+      if (b == '\n') {
+        if (headLength < 2 || head[headLength - 2] != '\r') {
+          rejectHead(requests ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE); // bare LF
+          return i - start;
+        }
+        int lineLength = headLength - lineStart;
+        lineStart = headLength;
+        if (fieldsStart < 0) {
+          fieldsStart = headLength;
+        }
+        if (lineLength <= 2 && headLength >= 4 && head[headLength - 2] == '\r' && head[headLength - 3] == '\n') {
+          headComplete(ctx);
+          return i - start;
+        }
+      }
+      if (tooLarge()) {
+        return i - start;
+      }
+    }
+    return i - start;
+  }
+
+  /** Enforces the request line and head limits while the head is still arriving. */
+  private boolean tooLarge() {
+    boolean inStartLine = fieldsStart < 0;
+    if (requests && inStartLine && headLength > limits.maxRequestLineBytes() + 2) {
+      rejectHead(Failure.URI_TOO_LONG);
+      return true;
+    }
+    if (headLength >= headLimit || (requests && !inStartLine && headLength - fieldsStart > limits.maxHeaderBytes() + 2)) {
+      rejectHead(requests ? Failure.HEADERS_TOO_LARGE : Failure.BAD_RESPONSE);
+      return true;
+    }
+    return false;
+  }
+
+  private void headComplete(ChannelHandlerContext ctx) {
+    cancelHeadTimer();
+    HeadCheck.Verdict v = requests ? HeadCheck.request(head, headLength, limits)
+        : HeadCheck.response(head, headLength, nextIsHeadResponse);
+    if (requests && v.ok() && headLength - fieldsStart > limits.maxHeaderBytes() + 2) {
+      v = HeadCheck.Verdict.fail(Failure.HEADERS_TOO_LARGE);
+    }
+    if (!v.ok()) {
+      rejectHead(v.failure());
+      return;
+    }
+    ctx.fireChannelRead(Unpooled.copiedBuffer(head, 0, headLength));
+    headLength = 0;
+    lineStart = 0;
+    fieldsStart = -1;
+    if (head.length > 8192) {
+      head = new byte[1024];
+    }
+    if (!requests && v.status() == 101) {
+      state = State.TUNNEL; // an upgraded connection carries another protocol
+      return;
+    }
+    if (!requests && v.status() < 200) {
+      toHead();
+      return;
+    }
+    long length = v.bodyLength();
+    if (length == HeadCheck.CHUNKED) {
+      state = State.CHUNK_SIZE;
+      line.setLength(0);
+    } else if (length == HeadCheck.UNTIL_CLOSE) {
+      state = State.TUNNEL;
+    } else if (length > 0) {
+      remaining = length;
+      state = State.FIXED;
+    } else {
+      toHead();
+    }
+  }
+
+  private void toHead() {
+    state = State.HEAD;
+    headLength = 0;
+    lineStart = 0;
+    fieldsStart = -1;
+  }
+
+  /** Answers this connection with {@code f} at once, reading nothing from it (e.g. over the connection cap). */
+  void refuse(Failure f) {
+    if (state != State.DEAD) {
+      rejectHead(f);
+    }
+  }
+
+  /** A head is invalid, too large or too slow: nothing of it reaches the decoder. */
+  private void rejectHead(Failure f) {
+    state = State.DEAD;
+    cancelHeadTimer();
+    if (!requests) {
+      ctx.fireExceptionCaught(new Rejection(f));
+      ctx.close();
+      return;
+    }
+    DefaultFullHttpRequest standIn = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/",
+        Unpooled.EMPTY_BUFFER);
+    standIn.setDecoderResult(DecoderResult.failure(new Rejection(f)));
+    ctx.fireChannelRead(standIn);
+    ctx.fireChannelReadComplete(); // Vert.x flushes what it wrote during a read when the read completes
+  }
+
+  /** The body being forwarded is malformed: stop passing bytes and tell whoever forwards it. */
+  private void bodyFault(ChannelHandlerContext ctx) {
+    state = State.DEAD;
+    Rejection r = new Rejection(requests ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE);
+    if (!requests) {
+      ctx.fireExceptionCaught(r);
+      ctx.close();
+      return;
+    }
+    Consumer<Failure> handler = bodyFault;
+    if (handler != null) {
+      handler.accept(r.failure());
+    } else {
+      ctx.close();
+    }
+  }
+
+  private void armHeadTimer() {
+    cancelHeadTimer();
+    headTimer = ctx.executor().schedule(() -> {
+      headTimer = null;
+      if (state == State.HEAD) {
+        rejectHead(Failure.REQUEST_TIMEOUT);
+      }
+    }, limits.requestHeadersTimeoutMs(), TimeUnit.MILLISECONDS);
+  }
+
+  private void cancelHeadTimer() {
+    if (headTimer != null) {
+      headTimer.cancel(false);
+      headTimer = null;
+    }
+  }
+
+  /** For logs and tests. */
+  @Override
+  public String toString() {
+    return "FramingGuard[" + state + ", head=" + new String(head, 0, Math.min(headLength, 64), StandardCharsets.ISO_8859_1) + "]";
+  }
+}
