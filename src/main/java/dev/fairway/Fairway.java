@@ -8,6 +8,7 @@ import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.LocalCodec;
 import dev.fairway.demo.DemoVerticle;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.proxy.ProxyShared;
 import dev.fairway.proxy.ProxyVerticle;
 import dev.fairway.slots.SlotTable;
 import io.vertx.core.DeploymentOptions;
@@ -87,8 +88,8 @@ public final class Fairway {
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
-          ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), table, metrics, draining::get,
-              proxyPort::set, clientConnections);
+          ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(),
+              new ProxyShared(table, metrics, draining::get, clientConnections, config.accessLog()), proxyPort::set);
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))

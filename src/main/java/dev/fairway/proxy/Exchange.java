@@ -17,6 +17,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
+import java.io.IOException;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.netty.channel.ChannelPipeline;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,9 @@ final class Exchange extends Waiter {
   private boolean responseTimedOut;
   private boolean clientGone;
   private boolean done;
+  private boolean logged;
+  private int backendStatus;
+  private long waitNanos;
   private boolean uploadStalled;
   private long uploadTimer = -1;
   private String loadReport;
@@ -119,7 +123,8 @@ final class Exchange extends Waiter {
         vertx().cancelTimer(waitTimer);
         waitTimer = -1;
       }
-      meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
+      waitNanos = System.nanoTime() - enqueuedNanos();
+      meters.slotWait().record(waitNanos, TimeUnit.NANOSECONDS);
       if (clientGone) {
         release(Outcome.ABORTED);
       } else {
@@ -129,6 +134,11 @@ final class Exchange extends Waiter {
   }
 
   private void connect(Endpoint e) {
+    connect(e, false);
+  }
+
+  /** @param fresh on a new connection, never a pooled one (retry after a stale keep-alive one) */
+  private void connect(Endpoint e, boolean fresh) {
     slotNanos = System.nanoTime();
     RequestOptions options = new RequestOptions()
         .setHost(e.host())
@@ -136,7 +146,7 @@ final class Exchange extends Waiter {
         .setMethod(req.method())
         .setURI(req.uri())
         .setConnectTimeout(route.timeouts().connectMs());
-    proxy.client().request(options).onComplete(this::onConnected);
+    (fresh ? proxy.freshClient() : proxy.client()).request(options).onComplete(this::onConnected);
   }
 
   private void onConnected(AsyncResult<HttpClientRequest> ar) {
@@ -222,11 +232,12 @@ final class Exchange extends Waiter {
 
   /**
    * A pooled keep-alive connection that the backend had closed while idle: the request died with
-   * the connection before any response byte. A request without a body and with an idempotent
-   * method is then safe to send again, and must not turn into a client error.
+   * the connection (closed or reset) before any response byte. A request without a body and with
+   * an idempotent method is then safe to send again, and must not turn into a client error.
    */
   private boolean staleConnection(Throwable cause) {
-    return reusedConnection && cause instanceof HttpClosedException && !hasBody(req) && isIdempotent(req.method());
+    return reusedConnection && (cause instanceof HttpClosedException || cause instanceof IOException)
+        && !hasBody(req) && isIdempotent(req.method());
   }
 
   private static boolean isIdempotent(HttpMethod m) {
@@ -234,14 +245,17 @@ final class Exchange extends Waiter {
         || m == HttpMethod.PUT || m == HttpMethod.DELETE;
   }
 
-  /** Retries once, never on the backend that just failed; {@code otherwise} if that is not possible. */
+  /**
+   * Retries once, never on the backend that just failed and always on a new connection (a pooled
+   * one could be just as stale); {@code otherwise} if that is not possible.
+   */
   private void retryElsewhere(Failure otherwise) {
     Endpoint failed = endpoint();
     if (!retried && table.acquireExcept(route.slots(), this, System.nanoTime(), failed) == Admission.GRANTED) {
       retried = true;
       backendReq = null;
       meters.retries().increment();
-      connect(endpoint());
+      connect(endpoint(), true);
       return;
     }
     fail(otherwise);
@@ -322,6 +336,7 @@ final class Exchange extends Waiter {
       return;
     }
     HttpClientResponse bresp = ar.result();
+    backendStatus = bresp.statusCode();
     if (clientGone) {
       backendReq.reset();
       release(Outcome.ABORTED);
@@ -363,6 +378,7 @@ final class Exchange extends Waiter {
       done = true;
       resp.end();
       release(outcome);
+      logAccess(resp.getStatusCode());
     });
   }
 
@@ -378,6 +394,7 @@ final class Exchange extends Waiter {
     done = true;
     resp.reset();
     release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
+    logAccess(0);
   }
 
   private void onClientGone() {
@@ -390,6 +407,7 @@ final class Exchange extends Waiter {
       waitTimer = -1;
       if (table.cancel(this)) {
         done = true;
+        logAccess(0);
         return;
       }
     }
@@ -403,6 +421,7 @@ final class Exchange extends Waiter {
   private void fail(Failure f) {
     done = true;
     proxy.respond(req, f, route.waitTimeoutMs());
+    logAccess(f.status());
   }
 
   private void release(Outcome outcome) {
@@ -410,7 +429,22 @@ final class Exchange extends Waiter {
     long latency = now - slotNanos;
     if (table.release(this, now, latency, outcome == Outcome.FAILED) && outcome != Outcome.ABORTED) {
       proxy.tally().record(endpoint().id(), latency, outcome == Outcome.FAILED, loadReport);
+      proxy.metrics().backend(endpoint().id()).record(backendStatus, latency);
     }
+    if (clientGone) {
+      logAccess(0);
+    }
+  }
+
+  /** One access-log line per request, when the log is on; status 0 means the connection was cut. */
+  private void logAccess(int status) {
+    AccessLog log = proxy.accessLog();
+    if (log == null || logged) {
+      return;
+    }
+    logged = true;
+    Endpoint e = endpoint();
+    log.log(req, route.service(), e == null ? "-" : e.id(), status, startNanos, e == null ? 0 : slotNanos, waitNanos);
   }
 
   private Vertx vertx() {

@@ -48,6 +48,12 @@ import java.util.function.IntConsumer;
 public final class ProxyVerticle extends VerticleBase {
   private static final Buffer NEWLINE = Buffer.buffer("\n");
   private static final long OBSERVATION_PERIOD_MS = 250;
+  /**
+   * Pooled backend connections idle this long are closed: below the 5 s keep-alive timeout
+   * common in backends (Node.js), so a backend rarely closes a connection Fairway is about to
+   * reuse; the rare race is retried on a fresh connection (see {@code Exchange}).
+   */
+  static final int UPSTREAM_KEEP_ALIVE_S = 4;
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   private final ProxySettings settings;
@@ -58,6 +64,8 @@ public final class ProxyVerticle extends VerticleBase {
   private final BooleanSupplier draining;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   private HttpClientAgent client;
+  private HttpClientAgent freshClient;
+  private final AccessLog accessLog;
   private HttpServer server;
   private final Tally tally = new Tally();
   private final ResponseDeadlines deadlines = new ResponseDeadlines();
@@ -69,29 +77,30 @@ public final class ProxyVerticle extends VerticleBase {
   /**
    * @param settings    listener settings
    * @param lane        this instance's index (0 .. instances - 1): its lane in the slot table
-   * @param table       the process-wide slot table
-   * @param metrics     Fairway's meters
-   * @param draining    whether this proxy is shutting down (responses then close keep-alive)
+   * @param shared      what all proxy verticles of the process share
    * @param onListening told the actual port once listening
-   * @param clientConnections open client connections of the whole process (shared by instances)
    */
-  public ProxyVerticle(ProxySettings settings, int lane, SlotTable table, FairwayMetrics metrics,
-                       BooleanSupplier draining, IntConsumer onListening, AtomicInteger clientConnections) {
+  public ProxyVerticle(ProxySettings settings, int lane, ProxyShared shared, IntConsumer onListening) {
     this.settings = settings;
     this.limits = settings.limits();
-    this.clientConnections = clientConnections;
+    this.clientConnections = shared.clientConnections();
     this.lane = lane;
-    this.draining = draining;
-    this.table = table;
-    this.metrics = metrics;
+    this.draining = shared.draining();
+    this.table = shared.table();
+    this.accessLog = AccessLog.of(shared.accessLog());
+    this.metrics = shared.metrics();
     this.onListening = onListening;
   }
 
   @Override
   public Future<?> start() {
     client = vertx.createHttpClient(
-        new HttpClientOptions().setKeepAlive(true).setKeepAliveTimeout(60).setTcpNoDelay(true)
+        new HttpClientOptions().setKeepAlive(true).setKeepAliveTimeout(UPSTREAM_KEEP_ALIVE_S).setTcpNoDelay(true)
             .setMaxHeaderSize(64 * 1024).setDecompressionSupported(false).setName("fairway-upstream"),
+        new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
+    freshClient = vertx.createHttpClient(
+        new HttpClientOptions().setKeepAlive(false).setTcpNoDelay(true).setMaxHeaderSize(64 * 1024)
+            .setDecompressionSupported(false).setName("fairway-upstream-fresh"),
         new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
     MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> swap(m.body()));
@@ -129,7 +138,21 @@ public final class ProxyVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server.close().eventually(() -> client.close());
+    return server.close().eventually(() -> client.close()).eventually(() -> freshClient.close());
+  }
+
+  /** Upstream connections that are never pooled: for retries after a stale keep-alive connection. */
+  HttpClientAgent freshClient() {
+    return freshClient;
+  }
+
+  FairwayMetrics metrics() {
+    return metrics;
+  }
+
+  /** The access log, or {@code null} when it is off. */
+  AccessLog accessLog() {
+    return accessLog;
   }
 
   HttpClientAgent client() {

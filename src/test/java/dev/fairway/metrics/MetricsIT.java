@@ -89,6 +89,8 @@ class MetricsIT {
     assertThat(sample(after, "fairway_slot_wait_seconds_count{service=\"s\"}")).isEqualTo(3);
     assertThat(sample(after, "fairway_backend_utilization{backend=\"b1\"}")).isEqualTo(0.25);
     assertThat(sample(after, "fairway_backend_active{backend=\"b1\"}")).isZero();
+    assertThat(sample(after, "fairway_backend_requests_total{backend=\"b1\",class=\"2xx\"}")).isEqualTo(5);
+    assertThat(sample(after, "fairway_backend_latency_seconds_count{backend=\"b1\"}")).isEqualTo(5);
     assertThat(after).containsPattern("(?m)^vertx_http_server_requests_total\\{.*\\} [1-9]")
         .containsPattern("(?m)^vertx_http_client_requests_total\\{.*\\} [1-9]");
   }

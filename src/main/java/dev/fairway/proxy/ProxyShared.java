@@ -1,0 +1,23 @@
+package dev.fairway.proxy;
+
+import dev.fairway.config.AccessLogSettings;
+import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.slots.SlotTable;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What every proxy verticle of a process shares.
+ *
+ * <p>Example: four proxy verticles get the same {@code ProxyShared}, so their requests take
+ * slots from one {@link SlotTable} and count against one {@code clientConnections} limit.
+ *
+ * @param table             the process-wide slot table
+ * @param metrics           Fairway's meters
+ * @param draining          whether this proxy is shutting down (responses then close keep-alive)
+ * @param clientConnections open client connections of the whole process
+ * @param accessLog         the access-log settings
+ */
+public record ProxyShared(SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
+                          AtomicInteger clientConnections, AccessLogSettings accessLog) {
+}

@@ -1,0 +1,89 @@
+package dev.fairway.proxy;
+
+import static dev.fairway.testing.TestConfig.backend;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.fairway.Fairway;
+import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
+import dev.fairway.testing.TestConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** One access-log line per request, with the fields operators need, only when switched on. */
+class AccessLogIT {
+  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
+  private final Logger access = (Logger) LoggerFactory.getLogger("fairway.access");
+  private Vertx vertx;
+  private HttpClientAgent client;
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    client = vertx.createHttpClient();
+    lines.start();
+    access.addAppender(lines);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    access.detachAppender(lines);
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  private List<String> awaitLines(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (lines.list.size() < n && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    return lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+  }
+
+  @Test
+  void jsonLinesNameServiceBackendStatusBytesAndTimes() throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> req.response().end("hello"));
+    TestConfig cfg = TestConfig.service("web", backend("b1", b1.port(), 5));
+    cfg.addService("empty", "/none");
+    cfg.json().put("accessLog", new JsonObject().put("enabled", true).put("format", "json"));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/a?x=1").status()).isEqualTo(200);
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/none").status()).isEqualTo(503);
+
+    List<String> got = awaitLines(2);
+    assertThat(got).hasSize(2);
+    JsonObject ok = new JsonObject(got.get(0));
+    assertThat(ok.getString("method")).isEqualTo("GET");
+    assertThat(ok.getString("path")).isEqualTo("/a?x=1");
+    assertThat(ok.getString("service")).isEqualTo("web");
+    assertThat(ok.getString("backend")).isEqualTo("b1");
+    assertThat(ok.getInteger("status")).isEqualTo(200);
+    assertThat(ok.getLong("bytes")).isEqualTo(5);
+    assertThat(ok.getString("client")).isEqualTo("127.0.0.1");
+    assertThat(ok.getDouble("totalMs")).isGreaterThanOrEqualTo(ok.getDouble("upstreamMs")).isPositive();
+    JsonObject none = new JsonObject(got.get(1));
+    assertThat(none.getString("service")).isEqualTo("empty");
+    assertThat(none.getString("backend")).isEqualTo("-");
+    assertThat(none.getInteger("status")).isEqualTo(503);
+  }
+
+  @Test
+  void offByDefault() throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> req.response().end("hello"));
+    Fairway fw = Fairway.start(vertx, TestConfig.service("web", backend("b1", b1.port(), 5)).build())
+        .await(10, TimeUnit.SECONDS);
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/").status()).isEqualTo(200);
+    Thread.sleep(200);
+    assertThat(lines.list).isEmpty();
+  }
+}
