@@ -98,8 +98,9 @@
     const facts = el('div', { class: 'facts' });
     const spark = sparkline('qps', 'service requests per second');
     const tbody = el('tbody');
-    const head = el('tr', {}, ...['Backend', 'State', 'Active / capacity', 'Weight', 'Utilization',
-      'Requests/s', 'Errors/s', 'Latency', ''].map((t) => el('th', {}, t)));
+    const head = el('tr', {}, ...[['Backend', 'c-backend'], ['State', 'c-state'], ['Active / capacity', 'c-active'],
+      ['Weight', 'c-num'], ['Utilization', 'c-num'], ['Requests/s', 'c-spark'], ['Errors/s', 'c-spark'],
+      ['Latency', 'c-num'], ['', 'c-action']].map(([t, cls]) => el('th', { class: cls }, t)));
     const section = el('section', { class: 'service', 'data-service': s.name },
       el('div', { class: 'service-head' }, el('h2', {}, s.name), facts,
         el('span', { class: 'fact' }, 'requests/s'), spark.node),
