@@ -52,7 +52,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * both the driver and the browser are given by path.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class DashboardBrowserIT {
+class DashboardBrowserTest {
   private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   private static final String TOKEN = "test-token-0123456789";

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * The dashboard's static files come from the jar at {@code GET /} without shadowing the API,
  * metrics and health routes registered before them.
  */
-class DashboardRoutesIT {
+class DashboardRoutesTest {
   private Vertx vertx;
   private HttpClientAgent client;
   private Fairway fairway;
