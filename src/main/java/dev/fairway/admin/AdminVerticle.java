@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.StaticHandler;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
@@ -23,11 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin listener: the JSON API, the proxy's own health and (later) metrics and dashboard.
+ * The admin listener: the JSON API, the proxy's own health, metrics and the dashboard.
  *
  * <p>Example: {@code curl 127.0.0.1:9090/api/services} lists each service with its backends'
  * state, active requests and capacity; {@code GET /health} is 200 while serving and 503 while
- * this proxy drains.
+ * this proxy drains; a browser at {@code http://127.0.0.1:9090/} shows the live dashboard, static
+ * files from the jar's {@code webroot/} that poll {@code /api/services} every second.
  */
 public final class AdminVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(AdminVerticle.class);
@@ -87,6 +89,9 @@ public final class AdminVerticle extends VerticleBase {
         .handler(this::addBackends);
     router.delete("/api/services/:name/backends/:id").handler(rc -> command(rc, 200, new JsonObject()
         .put("op", "remove-backend").put("service", rc.pathParam("name")).put("id", rc.pathParam("id"))));
+    // Last, so it never shadows the routes above: GET / is webroot/index.html.
+    router.get("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false)
+        .setDirectoryListing(false).setIncludeHidden(false));
     server = vertx.createHttpServer().requestHandler(router);
     return server.listen(settings.port(), settings.host()).onSuccess(s -> onListening.accept(s.actualPort()));
   }
