@@ -67,7 +67,7 @@ class SpreadSimulationTest {
       }
     }
     if (Boolean.getBoolean("spread.print")) { // mvn -q test -Dtest=SpreadSimulationTest -Dspread.print=true
-      // not asserted, only for docs/benchmarks-spread.md: small on-proxy capacities, and 50 % load
+      // not asserted, only for docs/benchmarks.md: small on-proxy capacities, and 50 % load
       for (int capacity : new int[] {1, 2, 4}) {
         for (StrategyName s : StrategyName.values()) {
           table.append(SpreadSimulation.run(s, 0.7, SEED, capacity).row()).append('\n');
