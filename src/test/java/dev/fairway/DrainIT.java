@@ -6,9 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import java.io.BufferedReader;
@@ -23,26 +22,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The proxy's own drain: health 503 first, serving through the grace period, in-flight kept. */
-class DrainIT {
-  private Vertx vertx;
-  private HttpClientAgent client;
+class DrainIT extends VertxTestBase {
 
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-    client = vertx.createHttpClient();
-  }
 
-  @AfterEach
-  void tearDown() throws Exception {
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   private Future<Integer> status(int port, String uri) {
     return TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(r -> r.send())

@@ -7,9 +7,9 @@ import dev.fairway.Fairway;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
@@ -19,29 +19,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Backend health end to end: active checks, connect retries, passive ejection and lame duck by
  * API and by header, each with real backends and a real Fairway.
  */
-class HealthIT {
+class HealthIT extends VertxTestBase {
   private static final String TOKEN = "Bearer test-token-0123456789";
-  private Vertx vertx;
-  private HttpClientAgent client;
 
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-    client = vertx.createHttpClient();
-  }
 
-  @AfterEach
-  void tearDown() throws Exception {
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   private record Reply(int status, String body, String lameDuck) {
   }

@@ -10,11 +10,11 @@ import dev.fairway.Fairway;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.VertxTestBase;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
@@ -34,16 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /** Hot reload of conf/config.json under load, with a request in flight, and with broken JSON. */
-class ReloadIT {
+class ReloadIT extends VertxTestBase {
   private static final String TOKEN = "Bearer test-token-0123456789";
-  private Vertx vertx;
-  private HttpClientAgent client;
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
   @BeforeEach
   void setUp() {
-    vertx = Vertx.vertx();
-    client = vertx.createHttpClient();
     logs.start();
     ((Logger) LoggerFactory.getLogger(ConfigReloader.class)).addAppender(logs);
   }
@@ -51,7 +47,6 @@ class ReloadIT {
   @AfterEach
   void tearDown() throws Exception {
     ((Logger) LoggerFactory.getLogger(ConfigReloader.class)).detachAppender(logs);
-    vertx.close().await(10, TimeUnit.SECONDS);
   }
 
   private Future<String> call(HttpMethod method, int port, String uri, String auth, String body) {

@@ -7,32 +7,18 @@ import dev.fairway.Fairway;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
+import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Weighted round robin driven by what real backends report in the ORCA header. */
-class WeightedScoresIT {
-  private Vertx vertx;
-  private HttpClientAgent client;
+class WeightedScoresIT extends VertxTestBase {
 
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-    client = vertx.createHttpClient();
-  }
 
-  @AfterEach
-  void tearDown() throws Exception {
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   private TestBackend reporting(String cpu) {
     return TestBackend.start(vertx, req -> req.response()

@@ -10,8 +10,7 @@ import dev.fairway.Fairway;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
+import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,16 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** One access-log line per request, with the fields operators need, only when switched on. */
-class AccessLogIT {
+class AccessLogIT extends VertxTestBase {
   private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
   private final Logger access = (Logger) LoggerFactory.getLogger("fairway.access");
-  private Vertx vertx;
-  private HttpClientAgent client;
 
   @BeforeEach
   void setUp() {
-    vertx = Vertx.vertx();
-    client = vertx.createHttpClient();
     lines.start();
     access.addAppender(lines);
   }
@@ -38,7 +33,6 @@ class AccessLogIT {
   @AfterEach
   void tearDown() throws Exception {
     access.detachAppender(lines);
-    vertx.close().await(10, TimeUnit.SECONDS);
   }
 
   private List<String> awaitLines(int n) throws InterruptedException {
