@@ -76,10 +76,12 @@ public final class Main {
     BalancerVerticle.ConfigSource source = new BalancerVerticle.ConfigSource(confPath, hashOf(confPath));
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    VertxBuilder builder = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions()
-            .setEnabled(fileConfig.metrics().vertx()).setMeterCacheEnabled(true)))
-        .withMetrics(new MicrometerMetricsFactory(registry));
+    VertxBuilder builder = Vertx.builder();
+    if (fileConfig.metrics().vertx()) {
+      // Installing the factory is what turns Vert.x's meters on (setEnabled alone does not).
+      builder.with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
+          .setMeterCacheEnabled(true))).withMetrics(new MicrometerMetricsFactory(registry));
+    }
     Vertx vertx;
     FairwayConfig config = fileConfig;
     ClusterMembership membership = null;
