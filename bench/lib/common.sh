@@ -62,7 +62,6 @@ start_nginx() {
   cat > "$dir/nginx.conf" <<NGX
 daemon off;
 worker_processes 1;
-worker_rlimit_nofile 30000;
 pid $dir/nginx.pid;
 error_log $dir/logs/error.log warn;
 events { worker_connections 12000; }

@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * proxy, round robin over the given backends through its origin selector, one verticle per event
  * loop (as Fairway's {@code proxy.instances 0}), with client pool settings close to Fairway's.
  *
- * <p>Example: {@code VertxHttpProxyBaseline 127.0.0.1 36082 127.0.0.1:36001 127.0.0.1:36002}
- * listens on 127.0.0.1:36082 and sends requests to 36001, 36002, 36001, ... (one cursor for the
+ * <p>Example: {@code VertxHttpProxyBaseline 127.0.0.1 30082 127.0.0.1:30001 127.0.0.1:30002}
+ * listens on 127.0.0.1:30082 and sends requests to 30001, 30002, 30001, ... (one cursor for the
  * whole process, as Fairway's round robin).
  *
  * <p>Run by {@code bench/throughput-all.sh}; the optional system property
