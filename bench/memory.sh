@@ -51,11 +51,10 @@ start_fairway() {
   wait_http "$FP" / "$FPID" "Fairway ($1)"
 }
 # live_heap_kb PID NAME: class histogram to $WORK/histo-NAME (it forces a full GC first), then
-# prints the heap's used kB after that GC
+# prints its total (the live objects after that GC) in kB, whatever the collector
 live_heap_kb() {
   timeout 60 jcmd "$1" GC.class_histogram > "$WORK/histo-$2" 2>&1 || true
-  sleep 1
-  timeout 30 jcmd "$1" GC.heap_info 2>/dev/null | grep -m1 -o 'used [0-9]*K' | tr -dc '0-9'
+  awk '$1 == "Total" { printf "%d\n", $3 / 1024 }' "$WORK/histo-$2"
 }
 stop_fairway() { kill "$FPID"; for _ in $(seq 100); do kill -0 "$FPID" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$FPID" 2>/dev/null || true; }
 # sample PID SECONDS: samples VmRSS every 0.5 s for SECONDS (or until the file $3 exists, if given), prints the max in kB
