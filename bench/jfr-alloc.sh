@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 9: allocation per request on Fairway's request path, with JFR. Starts two nginx backends
+# and Fairway (the same config and JVM flags as bench/throughput.sh), warms up with wrk, then for
+# each path records JFR (settings=profile: jdk.ObjectAllocationSample, ExecutionSample,
+# ThreadAllocationStatistics at the chunk's start and end) around one wrk run, and prints
+# allocated bytes per request and the top allocation and CPU sites (bench/jfr_report.py).
+#
+# The recording command it uses, for reference:
+#   jcmd PID JFR.start name=perf settings=profile filename=OUT.jfr
+#   wrk -t2 -c50 -d20s http://127.0.0.1:PORT/PATH
+#   jcmd PID JFR.stop name=perf
+#
+# Environment (defaults in brackets):
+#   PATHS ["/ /64k"] CONNS [50] DURATION [20s] WARMUP [15s] METRICS_VERTX [true]
+#   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31000]  OUT_DIR [unset: keep .jfr files there]
+set -euo pipefail
+
+PATHS=${PATHS:-"/ /64k"}
+CONNS=${CONNS:-50}
+DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-15s}
+METRICS_VERTX=${METRICS_VERTX:-true}
+BASE_PORT=${BASE_PORT:-31000}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"}
+
+HOST=127.0.0.1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib/common.sh
+source "$ROOT/bench/lib/common.sh"
+for tool in wrk nginx java jcmd jfr python3 curl; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
+B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
+ports_free "$B1" "$B2" "$FP" "$AP"
+ensure_jar
+
+WORK=$(mktemp -d /tmp/fairway-jfr.XXXXXX)
+PIDS=()
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start_nginx 1 "$B1"
+start_nginx 2 "$B2"
+fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2" round-robin 1000 2000 "$METRICS_VERTX"
+# shellcheck disable=SC2086
+java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
+FPID=$!; PIDS+=("$FPID")
+wait_http "$FP" / "$FPID" Fairway
+
+for path in $PATHS; do
+  log "warming up $path for $WARMUP"
+  run_wrk "http://$HOST:$FP$path" "$CONNS" "$WARMUP" > /dev/null
+  name=$(tr -c 'a-z0-9\n' '_' <<< "${path#/}"); name=${name:-root}
+  jfr=$WORK/$name.jfr
+  timeout 30 jcmd "$FPID" JFR.start name=perf settings=profile filename="$jfr" > /dev/null || die "JFR.start failed"
+  l=$(loadavg)
+  read -r rps p99 err reqs <<< "$(run_wrk "http://$HOST:$FP$path" "$CONNS" "$DURATION")"
+  timeout 60 jcmd "$FPID" JFR.stop name=perf > /dev/null || die "JFR.stop failed"
+  echo
+  echo "### $path, wrk -t2 -c$CONNS -d$DURATION: $rps req/s, p99 $p99 ms, $err errors, load $l; metrics.vertx $METRICS_VERTX; JAVA_OPTS $JAVA_OPTS"
+  echo
+  python3 "$ROOT/bench/jfr_report.py" "$jfr" "$reqs" 12
+  if [[ -n ${OUT_DIR:-} ]]; then mkdir -p "$OUT_DIR"; cp "$jfr" "$OUT_DIR/${name}-metrics-${METRICS_VERTX}.jfr"; fi
+done

@@ -1,0 +1,164 @@
+# Shared helpers of the issue-9 benchmark scripts (bench/throughput-all.sh, features.sh,
+# memory.sh, jfr-alloc.sh, h2.sh). Sourced, not run. Loopback only; every wait is bounded.
+# The caller sets HOST, ROOT, WORK, PIDS=() and installs the trap `trap cleanup EXIT`.
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+log() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)] $*" >&2; }
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# seconds in a wrk duration like 10s / 2m
+secs() { local d=$1; case $d in *h) echo $(( ${d%h} * 3600 ));; *m) echo $(( ${d%m} * 60 ));; *s) echo "${d%s}";; *) echo "$d";; esac; }
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+ports_free() { local p; for p in "$@"; do port_open "$p" && die "port $p on $HOST is already in use; pick others via the *_PORT variables"; done; return 0; }
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  if [[ $rc -ne 0 ]]; then
+    echo "$(basename "$0"): failed (exit $rc); last log lines:" >&2
+    { tail -n 5 "$WORK"/*.log "$WORK"/nginx*/logs/error.log 2>/dev/null || true; } >&2
+  fi
+  if [[ -n ${KEEP_WORK:-} ]]; then echo "work dir kept: $WORK" >&2; else rm -rf "$WORK"; fi
+  exit "$rc"
+}
+
+# wait_http PORT PATH PID NAME: until PATH on PORT answers 200 (60 s), or the process dies
+wait_http() {
+  local port=$1 path=$2 pid=$3 name=$4 deadline=$((SECONDS + 60)) code=
+  while (( SECONDS < deadline )); do
+    kill -0 "$pid" 2>/dev/null || die "$name exited during start-up (see $WORK)"
+    code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://$HOST:$port$path" || true)
+    [[ $code == 200 ]] && return 0
+    sleep 0.2
+  done
+  die "$name did not answer 200 on http://$HOST:$port$path within 60 s (last status '$code')"
+}
+
+ensure_jar() {
+  if [[ ! -f $ROOT/target/fairway.jar ]]; then
+    command -v mvn >/dev/null 2>&1 || die "target/fairway.jar is missing and mvn is not installed"
+    log "building target/fairway.jar"
+    (cd "$ROOT" && mvn -q -B package -DskipTests) || die "build failed"
+  fi
+}
+
+# start_nginx I PORT: nginx backend I (one worker) on PORT: / -> "hello\n", /64k -> 65536 bytes
+start_nginx() {
+  local i=$1 port=$2 dir=$WORK/nginx$1
+  if [[ ! -f $WORK/www/64k ]]; then
+    mkdir -p "$WORK/www"
+    head -c 65536 /dev/zero | tr '\0' 'x' > "$WORK/www/64k"
+    chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/64k"
+  fi
+  mkdir -p "$dir/logs" "$dir/tmp"
+  cat > "$dir/nginx.conf" <<NGX
+daemon off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 12000; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  keepalive_requests 10000000;
+  keepalive_timeout 120s;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  open_file_cache max=16 inactive=600s;
+  open_file_cache_valid 600s;
+  server_tokens off;
+  server {
+    listen $HOST:$port backlog=4096;
+    default_type text/plain;
+    location = /64k { root $WORK/www; default_type application/octet-stream; }
+    location / { return 200 "hello\n"; }
+  }
+}
+NGX
+  nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" || die "nginx rejected $dir/nginx.conf"
+  nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" > "$WORK/nginx$i.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "$port" / "$!" "nginx $i"
+}
+
+# fairway_config FILE PORT ADMIN_PORT B1 B2 [STRATEGY] [CAPACITY] [HC_INTERVAL_MS] [METRICS_VERTX]
+fairway_config() {
+  local file=$1 port=$2 admin=$3 b1=$4 b2=$5 strategy=${6:-round-robin} cap=${7:-1000} hc=${8:-2000} mv=${9:-true}
+  cat > "$file" <<JSON
+{
+  "proxy": { "host": "$HOST", "port": $port, "instances": ${FAIRWAY_INSTANCES:-0} },
+  "admin": { "host": "$HOST", "port": $admin, "token": "bench-token" },
+  "metrics": { "vertx": $mv },
+  "subsetting": { "clientId": 0, "clientCount": 1 },
+  "services": [
+    {
+      "name": "bench",
+      "match": { "host": "*", "pathPrefix": "/" },
+      "strategy": "$strategy",
+      "subsetSize": 0,
+      "slots": { "capacity": $cap, "waitTimeoutMs": 1000, "maxWaiting": 10000 },
+      "timeouts": { "connectMs": 2000, "responseMs": 30000 },
+      "healthCheck": { "path": "/health", "intervalMs": $hc, "timeoutMs": 1000,
+                       "healthyThreshold": 2, "unhealthyThreshold": 3 },
+      "backends": [
+        { "id": "b1", "url": "http://$HOST:$b1" },
+        { "id": "b2", "url": "http://$HOST:$b2" }
+      ]
+    }
+  ]
+}
+JSON
+}
+
+# run_wrk URL CONNS DURATION [THREADS]: prints "rps p99_ms errors requests"
+run_wrk() {
+  local url=$1 c=$2 d=$3 threads=${4:-${WRK_THREADS:-2}} out
+  if (( threads > c )); then threads=$c; fi
+  out=$(timeout $(( $(secs "$d") + 30 )) wrk -t "$threads" -c "$c" -d "$d" --latency "$url" 2>&1) \
+    || die "wrk against $url failed: $out"
+  awk '
+    function ms(v) {
+      if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+      if (v ~ /m$/)  return substr(v, 1, length(v) - 1) * 60000
+      if (v ~ /s$/)  return substr(v, 1, length(v) - 1) * 1000
+      return v + 0
+    }
+    /^Requests\/sec:/               { rps = $2 }
+    / requests in /                 { reqs = $1 }
+    $1 == "99%"                     { p99 = ms($2) }
+    /Non-2xx or 3xx responses:/     { err += $NF }
+    /Socket errors:/                { gsub(",", ""); err += $4 + $6 + $8 + $10 }
+    END { if (rps == "") exit 1; printf "%.0f %.3f %d %d\n", rps, p99, err, reqs }
+  ' <<< "$out" || die "could not parse wrk output for $url: $out"
+}
+
+# stats: reads numbers on stdin, prints "min median max n"
+stats() {
+  sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "- - - 0"; exit }
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    print v[1], m, v[NR], NR }'
+}
+
+# wait_for_load MAX SECS: waits up to SECS for the 1-min load average to drop below MAX
+wait_for_load() {
+  local max=$1 limit=$2 deadline=$((SECONDS + $2))
+  while (( SECONDS < deadline )); do
+    awk -v l="$(loadavg)" -v m="$max" 'BEGIN { exit !(l < m) }' && return 0
+    sleep 5
+  done
+  log "load still >= $max after ${limit}s; measuring anyway"
+}
