@@ -61,8 +61,8 @@ HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JAR=$ROOT/target/fairway.jar
 
-die() { echo "throughput.sh: $*" >&2; exit 1; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+# shellcheck source=bench/lib/common.sh
+source "$ROOT/bench/lib/common.sh"
 
 for tool in wrk nginx haproxy java curl awk sort timeout nproc mktemp; do
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool' (Debian: apt-get install -y ${tool/java/openjdk-17-jre-headless})"
@@ -71,14 +71,7 @@ done
 [[ $DIRECT_ROUNDS =~ ^[0-9]+$ ]] || die "DIRECT_ROUNDS must be an integer >= 0, got '$DIRECT_ROUNDS'"
 [[ $DURATION =~ ^[0-9]+[smh]?$ ]] || die "DURATION must look like 10s, got '$DURATION'"
 
-# seconds in a wrk duration like 10s / 2m, for the timeout around each wrk run
-secs() { local d=$1; case $d in *h) echo $(( ${d%h} * 3600 ));; *m) echo $(( ${d%m} * 60 ));; *s) echo "${d%s}";; *) echo "$d";; esac; }
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-for p in "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT"; do
-  port_open "$p" && die "port $p on $HOST is already in use; pick other ports via the *_PORT variables"
-done
+ports_free "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT"
 
 if [[ ! -f $JAR ]]; then
   command -v mvn >/dev/null 2>&1 || die "target/fairway.jar is missing and mvn is not installed"
@@ -88,36 +81,9 @@ fi
 
 WORK=$(mktemp -d /tmp/fairway-bench.XXXXXX)
 PIDS=()
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
-  if [[ $rc -ne 0 ]]; then
-    echo "throughput.sh: failed (exit $rc); last log lines:" >&2
-    { tail -n 5 "$WORK"/*.log "$WORK"/nginx*/logs/error.log 2>/dev/null || true; } >&2
-  fi
-  rm -rf "$WORK"
-  exit "$rc"
-}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# wait_http PORT PATH PID NAME: until PATH on PORT answers 200 (30 s), or the process dies
-wait_http() {
-  local port=$1 path=$2 pid=$3 name=$4 deadline=$((SECONDS + 30)) code
-  while (( SECONDS < deadline )); do
-    kill -0 "$pid" 2>/dev/null || die "$name exited during start-up (see above)"
-    code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://$HOST:$port$path" || true)
-    [[ $code == 200 ]] && return 0
-    sleep 0.2
-  done
-  die "$name did not answer 200 on http://$HOST:$port$path within 30 s (last status '$code')"
-}
 
 # ---- backends: two nginx, one worker each --------------------------------------------------
 mkdir -p "$WORK/www"
