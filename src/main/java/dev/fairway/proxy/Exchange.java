@@ -17,6 +17,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.NetSocket;
 import java.io.IOException;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.netty.channel.ChannelPipeline;
@@ -168,7 +169,12 @@ final class Exchange extends Waiter {
       creq.authority(req.authority());
     }
     creq.response().onComplete(this::onResponse);
-    if (hasBody(req)) {
+    if (isUpgrade(req)) {
+      creq.putHeader(HttpHeaders.UPGRADE, req.getHeader(HttpHeaders.UPGRADE));
+      creq.putHeader(HttpHeaders.CONNECTION, HttpHeaders.UPGRADE);
+      creq.connect();
+      armResponseTimer();
+    } else if (hasBody(req)) {
       if (!creq.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
         creq.setChunked(true);
       }
@@ -261,6 +267,57 @@ final class Exchange extends Waiter {
     fail(otherwise);
   }
 
+  /** A bodiless {@code GET} asking to switch protocols ({@code Upgrade}, e.g. WebSocket). */
+  static boolean isUpgrade(HttpServerRequest req) {
+    String connection = req.getHeader(HttpHeaders.CONNECTION);
+    return req.method() == HttpMethod.GET && req.getHeader(HttpHeaders.UPGRADE) != null && connection != null
+        && Headers.listedIn(String.join(",", req.headers().getAll(HttpHeaders.CONNECTION)), "upgrade")
+        && !hasBody(req);
+  }
+
+  /**
+   * The backend switched protocols: relay its {@code 101} and then the raw bytes both ways. The
+   * slot stays taken while the tunnel is open and is released once, when either side closes.
+   */
+  private void tunnel(HttpClientResponse bresp) {
+    done = true;
+    NetSocket backend = bresp.netSocket();
+    resp.setStatusCode(101);
+    bresp.headers().forEach(h -> {
+      if (!h.getKey().equalsIgnoreCase(Headers.LAME_DUCK) && !h.getKey().equalsIgnoreCase(Headers.LOAD_METRICS)) {
+        resp.headers().add(h.getKey(), h.getValue());
+      }
+    });
+    FramingGuard guard = proxy.guard(req.connection());
+    if (guard != null) {
+      guard.tunnel();
+    }
+    req.toNetSocket().onComplete(ar -> {
+      if (ar.failed()) {
+        backend.close();
+        release(Outcome.FAILED);
+        logAccess(0);
+        return;
+      }
+      NetSocket client = ar.result();
+      client.pipeTo(backend);
+      backend.pipeTo(client);
+      client.closeHandler(v -> {
+        backend.close();
+        closeTunnel();
+      });
+      backend.closeHandler(v -> {
+        client.close();
+        closeTunnel();
+      });
+    });
+  }
+
+  private void closeTunnel() {
+    release(Outcome.OK);
+    logAccess(101);
+  }
+
   /** Streams the client's body to the backend, pausing the client while the backend is slow. */
   private void streamRequestBody(HttpClientRequest creq) {
     req.handler(buf -> {
@@ -340,6 +397,10 @@ final class Exchange extends Waiter {
     if (clientGone) {
       backendReq.reset();
       release(Outcome.ABORTED);
+      return;
+    }
+    if (backendStatus == 101 && isUpgrade(req)) {
+      tunnel(bresp);
       return;
     }
     loadReport = bresp.getHeader(Headers.LOAD_METRICS);

@@ -77,6 +77,15 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     this.bodyFault = handler;
   }
 
+  /**
+   * The client connection now carries another protocol (Fairway relayed a backend's
+   * {@code 101 Switching Protocols}): pass every further byte through unchecked.
+   */
+  void tunnel() {
+    cancelHeadTimer();
+    state = State.TUNNEL;
+  }
+
   /** Tells a backend guard whether the next response answers a {@code HEAD} request. */
   void expectResponseTo(boolean headRequest) {
     this.nextIsHeadResponse = headRequest;
