@@ -36,35 +36,7 @@ trap 'exit 130' INT TERM
 
 start_nginx 1 "$B1"
 start_nginx 2 "$B2"
-cat > "$WORK/haproxy.cfg" <<CFG
-global
-  nbthread $(nproc)
-  maxconn 4000
-defaults
-  mode http
-  option http-keep-alive
-  option forwardfor
-  http-reuse always
-  timeout connect 2s
-  timeout client 30s
-  timeout server 30s
-  timeout http-request 10s
-  timeout http-keep-alive 60s
-frontend fe_h1
-  bind $HOST:$H1P
-  default_backend be
-frontend fe_h2c
-  bind $HOST:$H2P proto h2
-  default_backend be
-backend be
-  balance roundrobin
-  server b1 $HOST:$B1
-  server b2 $HOST:$B2
-CFG
-haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected $WORK/haproxy.cfg"
-haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
-PIDS+=($!)
-wait_http "$H1P" / "$!" HAProxy
+start_haproxy "$(nproc)" "$B1" "$B2" "$HOST:$H1P" "$HOST:$H2P proto h2"
 fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2"
 # shellcheck disable=SC2086
 java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &

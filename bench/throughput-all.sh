@@ -61,33 +61,7 @@ start_nginx 1 "$BACKEND1_PORT"
 start_nginx 2 "$BACKEND2_PORT"
 log "nginx backends on $HOST:$BACKEND1_PORT and $HOST:$BACKEND2_PORT"
 
-HAPROXY_MAXCONN=$(( ($(ulimit -n) - 200) / 2 )); (( HAPROXY_MAXCONN > 10000 )) && HAPROXY_MAXCONN=10000
-cat > "$WORK/haproxy.cfg" <<CFG
-global
-  nbthread $HAPROXY_THREADS
-  maxconn $HAPROXY_MAXCONN
-defaults
-  mode http
-  option http-keep-alive
-  option forwardfor
-  http-reuse always
-  timeout connect 2s
-  timeout client 30s
-  timeout server 30s
-  timeout http-request 10s
-  timeout http-keep-alive 60s
-frontend fe
-  bind $HOST:$HAPROXY_PORT
-  default_backend be
-backend be
-  balance roundrobin
-  server b1 $HOST:$BACKEND1_PORT
-  server b2 $HOST:$BACKEND2_PORT
-CFG
-haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected $WORK/haproxy.cfg"
-haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
-PIDS+=($!)
-wait_http "$HAPROXY_PORT" / "$!" HAProxy
+start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" "$HOST:$HAPROXY_PORT"
 log "HAProxy on $HOST:$HAPROXY_PORT (nbthread $HAPROXY_THREADS)"
 
 # Fairway exactly as bench/throughput.sh runs it (round-robin, capacity 1000, metrics.vertx default)

@@ -84,82 +84,13 @@ PIDS=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-
 # ---- backends: two nginx, one worker each --------------------------------------------------
-mkdir -p "$WORK/www"
-head -c 65536 /dev/zero | tr '\0' 'x' > "$WORK/www/64k"
-# nginx workers run as an unprivileged user when started by root: let them read the file
-chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/64k"
-for i in 1 2; do
-  port_var=BACKEND${i}_PORT
-  dir=$WORK/nginx$i
-  mkdir -p "$dir/logs" "$dir/tmp"
-  cat > "$dir/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp/body;
-  proxy_temp_path $dir/tmp/proxy;
-  fastcgi_temp_path $dir/tmp/fastcgi;
-  uwsgi_temp_path $dir/tmp/uwsgi;
-  scgi_temp_path $dir/tmp/scgi;
-  keepalive_requests 10000000;
-  keepalive_timeout 120s;
-  sendfile on;
-  tcp_nopush on;
-  tcp_nodelay on;
-  open_file_cache max=16 inactive=600s;
-  open_file_cache_valid 600s;
-  server_tokens off;
-  server {
-    listen $HOST:${!port_var} backlog=4096;
-    default_type text/plain;
-    location = /64k { root $WORK/www; default_type application/octet-stream; }
-    location / { return 200 "hello\n"; }
-  }
-}
-EOF
-  nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" || die "nginx rejected its config $dir/nginx.conf"
-  nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" > "$WORK/nginx$i.log" 2>&1 &
-  PIDS+=($!)
-  wait_http "${!port_var}" / "$!" "nginx $i"
-done
+start_nginx 1 "$BACKEND1_PORT"
+start_nginx 2 "$BACKEND2_PORT"
 log "nginx backends on $HOST:$BACKEND1_PORT and $HOST:$BACKEND2_PORT"
 
 # ---- HAProxy --------------------------------------------------------------------------------
-# maxconn: each client connection may hold a server connection too, so it needs two fds
-HAPROXY_MAXCONN=$(( ($(ulimit -n) - 200) / 2 ))
-if (( HAPROXY_MAXCONN > 10000 )); then HAPROXY_MAXCONN=10000; fi
-cat > "$WORK/haproxy.cfg" <<EOF
-global
-  nbthread $HAPROXY_THREADS
-  maxconn $HAPROXY_MAXCONN
-defaults
-  mode http
-  option http-keep-alive
-  option forwardfor
-  http-reuse always
-  timeout connect 2s
-  timeout client 30s
-  timeout server 30s
-  timeout http-request 10s
-  timeout http-keep-alive 60s
-frontend fe
-  bind $HOST:$HAPROXY_PORT
-  default_backend be
-backend be
-  balance roundrobin
-  server b1 $HOST:$BACKEND1_PORT
-  server b2 $HOST:$BACKEND2_PORT
-EOF
-haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected its config $WORK/haproxy.cfg"
-haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
-PIDS+=($!)
-wait_http "$HAPROXY_PORT" / "$!" HAProxy
+start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" "$HOST:$HAPROXY_PORT"
 log "HAProxy on $HOST:$HAPROXY_PORT (nbthread $HAPROXY_THREADS)"
 
 # ---- Fairway --------------------------------------------------------------------------------

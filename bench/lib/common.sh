@@ -94,6 +94,31 @@ NGX
   wait_http "$port" / "$!" "nginx $i"
 }
 
+# start_haproxy THREADS B1 B2 BIND...: HAProxy (roundrobin over two backends on $HOST, keep-alive
+# both ways, http-reuse always) with one frontend per BIND ("addr:port [options]", e.g.
+# "$HOST:8080" or "$HOST:8443 proto h2"); waits until the first frontend answers.
+start_haproxy() {
+  local threads=$1 b1=$2 b2=$3; shift 3
+  local maxconn=$(( ($(ulimit -n) - 200) / 2 )) i=0 bind
+  (( maxconn > 10000 )) && maxconn=10000
+  {
+    printf 'global\n  nbthread %s\n  maxconn %s\n' "$threads" "$maxconn"
+    printf 'defaults\n  mode http\n  option http-keep-alive\n  option forwardfor\n  http-reuse always\n'
+    printf '  timeout connect 2s\n  timeout client 30s\n  timeout server 30s\n'
+    printf '  timeout http-request 10s\n  timeout http-keep-alive 60s\n'
+    for bind in "$@"; do
+      i=$((i + 1))
+      printf 'frontend fe%s\n  bind %s\n  default_backend be\n' "$i" "$bind"
+    done
+    printf 'backend be\n  balance roundrobin\n  server b1 %s:%s\n  server b2 %s:%s\n' "$HOST" "$b1" "$HOST" "$b2"
+  } > "$WORK/haproxy.cfg"
+  haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected $WORK/haproxy.cfg"
+  haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
+  PIDS+=($!)
+  local first=${1%% *}
+  wait_http "${first##*:}" / "$!" HAProxy
+}
+
 # fairway_config FILE PORT ADMIN_PORT B1 B2 [STRATEGY] [CAPACITY] [HC_INTERVAL_MS] [METRICS_VERTX]
 fairway_config() {
   local file=$1 port=$2 admin=$3 b1=$4 b2=$5 strategy=${6:-round-robin} cap=${7:-1000} hc=${8:-2000} mv=${9:-true}
