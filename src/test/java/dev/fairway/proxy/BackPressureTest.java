@@ -13,11 +13,8 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.junit5.VertxExtension;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -92,7 +89,7 @@ class BackPressureTest {
     AtomicLong written = new AtomicLong();
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", fairway.proxyPort()), 5000);
-      Thread writer = startBlockingUpload(socket, written);
+      Thread writer = Streams.blockingUpload(socket, OFFERED, written);
 
       long stalledAt = awaitStall(written, () -> stuck.get() != null);
       assertThat(stalledAt).isLessThan(IN_TRANSIT_BOUND);
@@ -108,26 +105,6 @@ class BackPressureTest {
     assertThat(b.requests()).isEqualTo(1);
   }
 
-  /** Writes a 256 MB PUT to the socket from a daemon thread that blocks once the socket is full. */
-  private static Thread startBlockingUpload(Socket socket, AtomicLong written) {
-    Thread writer = new Thread(() -> {
-      try {
-        OutputStream out = socket.getOutputStream();
-        out.write(("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + OFFERED + "\r\n\r\n")
-            .getBytes(StandardCharsets.ISO_8859_1));
-        byte[] chunk = new byte[Streams.CHUNK];
-        while (written.get() < OFFERED) {
-          out.write(chunk);
-          written.addAndGet(chunk.length);
-        }
-      } catch (IOException expected) {
-        // the test resets the connection while this thread is blocked in write
-      }
-    }, "stalled-upload-writer");
-    writer.setDaemon(true);
-    writer.start();
-    return writer;
-  }
 
   /**
    * Waits for the stall (see below) and records in {@code queueFull} whether the client write

@@ -15,10 +15,8 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.junit5.VertxExtension;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,22 +47,7 @@ class StuckPeersTest {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", fairway.proxyPort()), 5000);
       socket.setSoTimeout(10_000);
-      Thread writer = new Thread(() -> {
-        try {
-          OutputStream out = socket.getOutputStream();
-          out.write(("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + OFFERED + "\r\n\r\n")
-              .getBytes(StandardCharsets.ISO_8859_1));
-          byte[] chunk = new byte[Streams.CHUNK];
-          while (written.get() < OFFERED) {
-            out.write(chunk);
-            written.addAndGet(chunk.length);
-          }
-        } catch (Exception e) {
-          // Fairway closed the connection: expected
-        }
-      }, "stalled-upload");
-      writer.setDaemon(true);
-      writer.start();
+      Streams.blockingUpload(socket, OFFERED, written);
 
       RawHttp.Response r = RawHttp.readResponse(socket.getInputStream());
 

@@ -50,23 +50,7 @@ public final class RawHttp {
       OutputStream out = s.getOutputStream();
       out.write(request.getBytes(StandardCharsets.ISO_8859_1));
       out.flush();
-      InputStream in = s.getInputStream();
-      String head = readHead(in);
-      String[] lines = head.split("\r\n");
-      int status = Integer.parseInt(lines[0].split(" ")[1]);
-      List<String[]> headers = new ArrayList<>();
-      long length = 0;
-      for (int i = 1; i < lines.length; i++) {
-        int colon = lines[i].indexOf(':');
-        String name = lines[i].substring(0, colon);
-        String value = lines[i].substring(colon + 1).trim();
-        headers.add(new String[] {name, value});
-        if (name.equalsIgnoreCase("content-length")) {
-          length = Long.parseLong(value);
-        }
-      }
-      byte[] body = in.readNBytes((int) length);
-      return new Response(status, headers, new String(body, StandardCharsets.UTF_8));
+      return readResponse(s.getInputStream());
     }
   }
 

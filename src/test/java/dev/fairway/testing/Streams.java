@@ -6,6 +6,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.streams.ReadStream;
 import io.vertx.core.streams.WriteStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -75,5 +79,31 @@ public final class Streams {
       done.tryComplete();
     });
     return done.future();
+  }
+
+  /**
+   * Writes a {@code PUT /upload} of {@code size} bytes to a raw socket from a daemon thread, which
+   * blocks once the socket is full and stops when the connection is closed under it.
+   *
+   * @param written bytes handed to the socket so far
+   */
+  public static Thread blockingUpload(Socket socket, long size, AtomicLong written) {
+    Thread writer = new Thread(() -> {
+      try {
+        OutputStream out = socket.getOutputStream();
+        out.write(("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n")
+            .getBytes(StandardCharsets.ISO_8859_1));
+        byte[] chunk = new byte[CHUNK];
+        while (written.get() < size) {
+          out.write(chunk);
+          written.addAndGet(chunk.length);
+        }
+      } catch (IOException expected) {
+        // the connection was closed or reset while this thread was blocked in write
+      }
+    }, "blocking-upload");
+    writer.setDaemon(true);
+    writer.start();
+    return writer;
   }
 }
