@@ -140,33 +140,14 @@ RAW=$WORK/raw.tsv
 printf 'round\ttarget\tpath\tconns\trps\tp99_ms\terrors\n' > "$RAW"
 MAXCONN=$(for c in $CONNS; do echo "$c"; done | sort -n | tail -1)
 
-# run_wrk TARGET PATH CONNS DURATION: prints "rps p99_ms errors" (errors = non-2xx/3xx + socket errors)
-run_wrk() {
-  local t=$1 path=$2 c=$3 d=$4 out threads=$WRK_THREADS
-  if (( threads > c )); then threads=$c; fi
-  out=$(timeout $(( $(secs "$d") + 30 )) wrk -t "$threads" -c "$c" -d "$d" --latency \
-        "http://$HOST:${PORT_OF[$t]}$path" 2>&1) || die "wrk against $t $path failed: $out"
-  awk '
-    function ms(v) {
-      if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
-      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
-      if (v ~ /m$/)  return substr(v, 1, length(v) - 1) * 60000
-      if (v ~ /s$/)  return substr(v, 1, length(v) - 1) * 1000
-      return v + 0
-    }
-    /^Requests\/sec:/               { rps = $2 }
-    $1 == "99%"                     { p99 = ms($2) }
-    /Non-2xx or 3xx responses:/     { err += $NF }
-    /Socket errors:/                { gsub(",", ""); err += $4 + $6 + $8 + $10 }
-    END { if (rps == "") exit 1; printf "%.0f %.3f %d\n", rps, p99, err }
-  ' <<< "$out" || die "could not parse wrk output for $t $path: $out"
-}
+# target_wrk TARGET PATH CONNS DURATION: prints "rps p99_ms errors" (errors = non-2xx/3xx + socket errors)
+target_wrk() { run_wrk "http://$HOST:${PORT_OF[$1]}$2" "$3" "$4" | cut -d' ' -f1-3; }
 
 log "warming up (Fairway ${WARMUP_FAIRWAY} per path for the JIT, others ${WARMUP_OTHER})"
 for path in $PATHS; do
-  run_wrk fairway "$path" "$MAXCONN" "$WARMUP_FAIRWAY" > /dev/null
-  run_wrk haproxy "$path" "$MAXCONN" "$WARMUP_OTHER" > /dev/null
-  if (( DIRECT_ROUNDS > 0 )); then run_wrk backend "$path" "$MAXCONN" "$WARMUP_OTHER" > /dev/null; fi
+  target_wrk fairway "$path" "$MAXCONN" "$WARMUP_FAIRWAY" > /dev/null
+  target_wrk haproxy "$path" "$MAXCONN" "$WARMUP_OTHER" > /dev/null
+  if (( DIRECT_ROUNDS > 0 )); then target_wrk backend "$path" "$MAXCONN" "$WARMUP_OTHER" > /dev/null; fi
 done
 
 for (( r = 1; r <= ROUNDS; r++ )); do
@@ -175,7 +156,7 @@ for (( r = 1; r <= ROUNDS; r++ )); do
   for path in $PATHS; do
     for c in $CONNS; do
       for t in $order; do
-        res=$(run_wrk "$t" "$path" "$c" "$DURATION")
+        res=$(target_wrk "$t" "$path" "$c" "$DURATION")
         read -r rps p99 err <<< "$res"
         printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$path" "$c" "$rps" "$p99" "$err" >> "$RAW"
         log "round $r/$ROUNDS  $t $path c=$c: $rps req/s, p99 $p99 ms, errors $err"
