@@ -12,6 +12,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.netty.channel.ChannelPipeline;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One client request on its way through the proxy: take a slot (or wait for one), connect,
@@ -62,6 +64,7 @@ final class Exchange extends Waiter {
   private boolean uploadStalled;
   private long uploadTimer = -1;
   private String loadReport;
+  private final Consumer<Failure> bodyFaultHandler = this::onBodyFault;
 
   /** How an exchange ended, as far as the backend's record is concerned. */
   private enum Outcome { OK, FAILED, ABORTED }
@@ -83,7 +86,7 @@ final class Exchange extends Waiter {
     resp.closeHandler(v -> onClientGone());
     FramingGuard guard = proxy.guard(req.connection());
     if (guard != null) {
-      guard.bodyFault(this::onBodyFault);
+      guard.bodyFault(bodyFaultHandler);
     }
     Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
@@ -162,7 +165,6 @@ final class Exchange extends Waiter {
       return;
     }
     backendReq = creq;
-    reusedConnection = proxy.reuses(creq.connection());
     guardResponses(creq);
     Headers.toBackend(req, creq.headers(), proxy.limits());
     if (req.authority() != null) {
@@ -186,10 +188,27 @@ final class Exchange extends Waiter {
     }
   }
 
-  /** Puts a {@link FramingGuard} in front of the backend connection's decoder (once per connection). */
+  /**
+   * Puts a {@link FramingGuard} in front of a new backend connection's decoder, and tells the
+   * connection's guard whether the response will answer a {@code HEAD}. Notes whether the
+   * connection is a pooled one that carried requests before.
+   */
   private void guardResponses(HttpClientRequest creq) {
-    if (!(creq.connection() instanceof ConnectionBase c)) {
-      return;
+    HttpConnection connection = creq.connection();
+    FramingGuard guard = proxy.reused(connection);
+    reusedConnection = guard != null || proxy.seen(connection);
+    if (!reusedConnection) {
+      guard = newGuard(connection);
+      proxy.firstUse(connection, guard);
+    }
+    if (guard != null) {
+      guard.expectResponseTo(req.method() == HttpMethod.HEAD);
+    }
+  }
+
+  private static FramingGuard newGuard(HttpConnection connection) {
+    if (!(connection instanceof ConnectionBase c)) {
+      return null;
     }
     ChannelPipeline pipeline = c.channelHandlerContext().pipeline();
     FramingGuard guard = (FramingGuard) pipeline.get(FramingGuard.NAME);
@@ -197,9 +216,7 @@ final class Exchange extends Waiter {
       guard = FramingGuard.forResponses();
       pipeline.addBefore("codec", FramingGuard.NAME, guard);
     }
-    if (guard != null) {
-      guard.expectResponseTo(req.method() == HttpMethod.HEAD);
-    }
+    return guard;
   }
 
   /**
@@ -271,7 +288,7 @@ final class Exchange extends Waiter {
   static boolean isUpgrade(HttpServerRequest req) {
     String connection = req.getHeader(HttpHeaders.CONNECTION);
     return req.method() == HttpMethod.GET && req.getHeader(HttpHeaders.UPGRADE) != null && connection != null
-        && Headers.listedIn(String.join(",", req.headers().getAll(HttpHeaders.CONNECTION)), "upgrade")
+        && Headers.listedIn(Headers.connectionValue(req.headers()), "upgrade")
         && !hasBody(req);
   }
 
@@ -296,7 +313,7 @@ final class Exchange extends Waiter {
       if (ar.failed()) {
         backend.close();
         release(Outcome.FAILED);
-        logAccess(0);
+        finish(0);
         return;
       }
       NetSocket client = ar.result();
@@ -315,7 +332,7 @@ final class Exchange extends Waiter {
 
   private void closeTunnel() {
     release(Outcome.OK);
-    logAccess(101);
+    finish(101);
   }
 
   /** Streams the client's body to the backend, pausing the client while the backend is slow. */
@@ -439,7 +456,7 @@ final class Exchange extends Waiter {
       done = true;
       resp.end();
       release(outcome);
-      logAccess(resp.getStatusCode());
+      finish(resp.getStatusCode());
     });
   }
 
@@ -455,7 +472,7 @@ final class Exchange extends Waiter {
     done = true;
     resp.reset();
     release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
-    logAccess(0);
+    finish(0);
   }
 
   private void onClientGone() {
@@ -468,7 +485,7 @@ final class Exchange extends Waiter {
       waitTimer = -1;
       if (table.cancel(this)) {
         done = true;
-        logAccess(0);
+        finish(0);
         return;
       }
     }
@@ -482,7 +499,7 @@ final class Exchange extends Waiter {
   private void fail(Failure f) {
     done = true;
     proxy.respond(req, f, route.waitTimeoutMs());
-    logAccess(f.status());
+    finish(f.status());
   }
 
   private void release(Outcome outcome) {
@@ -493,17 +510,27 @@ final class Exchange extends Waiter {
       proxy.metrics().backend(endpoint().id()).record(backendStatus, latency);
     }
     if (clientGone) {
-      logAccess(0);
+      finish(0);
     }
   }
 
-  /** One access-log line per request, when the log is on; status 0 means the connection was cut. */
-  private void logAccess(int status) {
-    AccessLog log = proxy.accessLog();
-    if (log == null || logged) {
+  /**
+   * The exchange is over: lets go of the client connection's guard and writes one access-log
+   * line, when the log is on; status 0 means the connection was cut.
+   */
+  private void finish(int status) {
+    if (logged) {
       return;
     }
     logged = true;
+    FramingGuard guard = proxy.guard(req.connection());
+    if (guard != null) {
+      guard.releaseBodyFault(bodyFaultHandler);
+    }
+    AccessLog log = proxy.accessLog();
+    if (log == null) {
+      return;
+    }
     Endpoint e = endpoint();
     log.log(req, route.service(), e == null ? "-" : e.id(), status, startNanos, e == null ? 0 : slotNanos, waitNanos);
   }

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -34,6 +35,10 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   /** The handler name in a pipeline. */
   static final String NAME = "fairway-framing-guard";
   private static final int MAX_CHUNK_LINE = 4096;
+  /** Head bytes copied and scanned at a time: most heads fit in one block. */
+  private static final int HEAD_BLOCK = 2048;
+  /** Per event-loop thread: the array heads are scanned in (grown as needed, never shrunk). */
+  private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[4096]});
   /** The most bytes of a backend's response head (the upstream client's own limit is the same). */
   static final int MAX_RESPONSE_HEAD = 64 * 1024;
 
@@ -43,7 +48,11 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private final EdgeLimits limits;
   private final int headLimit;
   private State state = State.HEAD;
-  private byte[] head = new byte[1024];
+  /**
+   * The head read so far, kept only while a head spans reads; {@code null} otherwise, so an idle
+   * connection holds no head buffer (heads are scanned in a per-thread {@link #SCRATCH} array).
+   */
+  private byte[] head;
   private int headLength;
   private int lineStart;
   /** Where the field lines of the head begin; -1 while in the start line. */
@@ -52,6 +61,16 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private final StringBuilder line = new StringBuilder();
   private int trailerBytes;
   private ScheduledFuture<?> headTimer;
+  /** Whether a request head is awaited against a deadline (from its first byte, or the connection's start). */
+  private boolean headDue;
+  private long headDeadlineNanos;
+  /**
+   * Where in the buffer being scanned the head just checked begins, when all of it is in that
+   * buffer: it is then passed on in place with what follows, not copied; -1 otherwise.
+   */
+  private int headInPlace = -1;
+  /** Where the head being read begins in the buffer being scanned; -1 if it began in an earlier one. */
+  private int headBegin = -1;
   private ChannelHandlerContext ctx;
   private Consumer<Failure> bodyFault;
   private boolean nextIsHeadResponse;
@@ -75,6 +94,16 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   /** Who to tell when the body of the request being forwarded turns out malformed. */
   void bodyFault(Consumer<Failure> handler) {
     this.bodyFault = handler;
+  }
+
+  /**
+   * Forgets {@code handler} if it is still the one to tell (its exchange ended), so an idle
+   * connection does not keep the last exchange reachable.
+   */
+  void releaseBodyFault(Consumer<Failure> handler) {
+    if (bodyFault == handler) {
+      bodyFault = null;
+    }
   }
 
   /**
@@ -136,9 +165,10 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       switch (state) {
         case HEAD -> {
           pass(ctx, in, passFrom, i);
+          headInPlace = -1;
           int consumed = readHead(ctx, in, i, end);
           i += consumed;
-          passFrom = i;
+          passFrom = headInPlace >= 0 ? headInPlace : i;
         }
         case FIXED -> {
           int n = (int) Math.min(remaining, end - i);
@@ -227,41 +257,68 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Collects head bytes from {@code i}; returns how many it took. Passes the head on once checked. */
+  /**
+   * Collects head bytes from {@code start}; returns how many it took. Copies them a block at a
+   * time into {@link #head} and scans the copy (cheaper than a bounds-checked read per byte).
+   */
   private int readHead(ChannelHandlerContext ctx, ByteBuf in, int start, int end) {
     int i = start;
-    while (i < end) {
-      byte b = in.getByte(i++);
-      if (headLength == 0 && (b == '\r' || b == '\n')) {
-        continue; // empty lines before a start line are ignored (RFC 9112 §2.2)
+    if (headLength == 0) {
+      while (i < end && (in.getByte(i) == '\r' || in.getByte(i) == '\n')) {
+        i++; // empty lines before a start line are ignored (RFC 9112 §2.2)
       }
-      if (headLength == 0 && requests && headTimer == null) {
-        armHeadTimer();
-      }
-      if (headLength == head.length) {
-        byte[] bigger = new byte[Math.min(head.length * 2, headLimit + 1)];
-        System.arraycopy(head, 0, bigger, 0, headLength);
-        head = bigger;
-      }
-      head[headLength++] = b;
-      if (b == '\n') {
-        if (headLength < 2 || head[headLength - 2] != '\r') {
-          rejectHead(requests ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE); // bare LF
-          return i - start;
-        }
-        int lineLength = headLength - lineStart;
-        lineStart = headLength;
-        if (fieldsStart < 0) {
-          fieldsStart = headLength;
-        }
-        if (lineLength <= 2 && headLength >= 4 && head[headLength - 2] == '\r' && head[headLength - 3] == '\n') {
-          headComplete(ctx);
-          return i - start;
-        }
-      }
-      if (tooLarge()) {
+      if (i == end) {
         return i - start;
       }
+      if (requests && !headDue) {
+        armHeadTimer();
+      }
+      headBegin = i;
+    } else {
+      headBegin = -1;
+    }
+    byte[][] scratch = head == null ? SCRATCH.get() : null;
+    byte[] buf = head != null ? head : scratch[0];
+    while (i < end) {
+      int n = Math.min(Math.min(end - i, HEAD_BLOCK), headLimit + 1 - headLength);
+      if (headLength + n > buf.length) {
+        byte[] bigger = new byte[Math.min(Math.max(buf.length * 2, headLength + n), Math.max(headLimit + 1, buf.length))];
+        System.arraycopy(buf, 0, bigger, 0, headLength);
+        buf = bigger;
+        if (scratch != null) {
+          scratch[0] = bigger;
+        } else {
+          head = bigger;
+        }
+      }
+      in.getBytes(i, buf, headLength, n);
+      for (int k = headLength, stop = headLength + n; k < stop; k++) {
+        byte b = buf[k];
+        headLength = k + 1;
+        i++;
+        if (b == '\n') {
+          if (headLength < 2 || buf[headLength - 2] != '\r') {
+            rejectHead(requests ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE); // bare LF
+            return i - start;
+          }
+          int lineLength = headLength - lineStart;
+          lineStart = headLength;
+          if (fieldsStart < 0) {
+            fieldsStart = headLength;
+          }
+          if (lineLength <= 2 && headLength >= 4 && buf[headLength - 2] == '\r' && buf[headLength - 3] == '\n') {
+            headComplete(ctx, buf);
+            return i - start;
+          }
+        }
+        if (tooLarge()) {
+          return i - start;
+        }
+      }
+    }
+    if (scratch != null) {
+      // The read ended inside the head: keep what came so far for the next read.
+      head = Arrays.copyOf(buf, Math.min(headLimit + 1, Math.max(1024, headLength * 2)));
     }
     return i - start;
   }
@@ -280,10 +337,10 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     return false;
   }
 
-  private void headComplete(ChannelHandlerContext ctx) {
-    cancelHeadTimer();
-    HeadCheck.Verdict v = requests ? HeadCheck.request(head, headLength, limits)
-        : HeadCheck.response(head, headLength, nextIsHeadResponse);
+  private void headComplete(ChannelHandlerContext ctx, byte[] buf) {
+    headDue = false;
+    HeadCheck.Verdict v = requests ? HeadCheck.request(buf, headLength, limits)
+        : HeadCheck.response(buf, headLength, nextIsHeadResponse);
     if (requests && v.ok() && headLength - fieldsStart > limits.maxHeaderBytes() + 2) {
       v = HeadCheck.Verdict.fail(Failure.HEADERS_TOO_LARGE);
     }
@@ -291,13 +348,15 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       rejectHead(v.failure());
       return;
     }
-    ctx.fireChannelRead(Unpooled.copiedBuffer(head, 0, headLength));
+    if (headBegin >= 0) {
+      headInPlace = headBegin;
+    } else {
+      ctx.fireChannelRead(Unpooled.copiedBuffer(buf, 0, headLength));
+    }
     headLength = 0;
     lineStart = 0;
     fieldsStart = -1;
-    if (head.length > 8192) {
-      head = new byte[1024];
-    }
+    head = null;
     if (!requests && v.status() == 101) {
       state = State.TUNNEL; // an upgraded connection carries another protocol
       return;
@@ -367,17 +426,38 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Starts the clock of a request head. One timer per connection serves every head: when it
+   * fires before the current head's deadline it sets itself again for the rest, and a head that
+   * completes only clears {@link #headDue}, so a keep-alive connection does not schedule and
+   * cancel a timer per request.
+   */
   private void armHeadTimer() {
-    cancelHeadTimer();
+    headDue = true;
+    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.requestHeadersTimeoutMs());
+    headDeadlineNanos = System.nanoTime() + timeoutNanos;
+    if (headTimer == null) {
+      scheduleHeadTimer(timeoutNanos);
+    }
+  }
+
+  private void scheduleHeadTimer(long delayNanos) {
     headTimer = ctx.executor().schedule(() -> {
       headTimer = null;
-      if (state == State.HEAD) {
+      if (state != State.HEAD || !headDue) {
+        return;
+      }
+      long left = headDeadlineNanos - System.nanoTime();
+      if (left > 0) {
+        scheduleHeadTimer(left);
+      } else {
         rejectHead(Failure.REQUEST_TIMEOUT);
       }
-    }, limits.requestHeadersTimeoutMs(), TimeUnit.MILLISECONDS);
+    }, delayNanos, TimeUnit.NANOSECONDS);
   }
 
   private void cancelHeadTimer() {
+    headDue = false;
     if (headTimer != null) {
       headTimer.cancel(false);
       headTimer = null;
@@ -387,6 +467,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   /** For logs and tests. */
   @Override
   public String toString() {
-    return "FramingGuard[" + state + ", head=" + new String(head, 0, Math.min(headLength, 64), StandardCharsets.ISO_8859_1) + "]";
+    String kept = head == null ? "" : new String(head, 0, Math.min(headLength, 64), StandardCharsets.ISO_8859_1);
+    return "FramingGuard[" + state + ", head=" + kept + "]";
   }
 }

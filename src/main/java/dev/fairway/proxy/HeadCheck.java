@@ -2,7 +2,6 @@ package dev.fairway.proxy;
 
 import dev.fairway.config.EdgeLimits;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 
 /**
  * Validates one complete HTTP/1.1 message head (start line and field lines, CRLF-terminated) by
@@ -36,7 +35,7 @@ final class HeadCheck {
 
   /** Validates a request head (without leading empty lines), ending with the blank line. */
   static Verdict request(byte[] head, int length, EdgeLimits limits) {
-    return check(new String(head, 0, length, StandardCharsets.ISO_8859_1), true, limits, false);
+    return check(head, length, true, limits, false);
   }
 
   /**
@@ -45,43 +44,53 @@ final class HeadCheck {
    * @param toHead whether it answers a {@code HEAD} request (then there is no body)
    */
   static Verdict response(byte[] head, int length, boolean toHead) {
-    return check(new String(head, 0, length, StandardCharsets.ISO_8859_1), false, null, toHead);
+    return check(head, length, false, null, toHead);
   }
 
-  private static Verdict check(String text, boolean request, EdgeLimits limits, boolean toHead) {
+  /**
+   * Works on the bytes as they are (ISO-8859-1, one char a byte) and allocates only the values of
+   * the framing fields: this runs for every request and every response.
+   */
+  private static Verdict check(byte[] h, int len, boolean request, EdgeLimits limits, boolean toHead) {
     Failure bad = request ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE;
-    if (!text.endsWith("\r\n\r\n")) {
+    if (len < 4 || h[len - 4] != '\r' || h[len - 3] != '\n' || h[len - 2] != '\r' || h[len - 1] != '\n') {
       return Verdict.fail(bad);
     }
-    String[] lines = text.substring(0, text.length() - 4).split("\r\n", -1);
-    for (String line : lines) {
-      if (line.indexOf('\r') >= 0 || line.indexOf('\n') >= 0 || line.indexOf('\0') >= 0) {
-        return Verdict.fail(bad);
+    int textEnd = len - 4;
+    int lines = 1;
+    for (int p = 0; p < textEnd; p++) {
+      byte b = h[p];
+      if (b == '\r' && p + 1 < textEnd && h[p + 1] == '\n') {
+        lines++;
+        p++;
+      } else if (b == '\r' || b == '\n' || b == 0) {
+        return Verdict.fail(bad); // a bare CR or LF, or NUL, inside a line
       }
     }
-    String start = lines[0];
+    int startEnd = lineEnd(h, 0, textEnd);
     boolean http10;
     int status = 0;
     if (request) {
-      if (start.length() > limits.maxRequestLineBytes()) {
+      if (startEnd > limits.maxRequestLineBytes()) {
         return Verdict.fail(Failure.URI_TOO_LONG);
       }
-      String[] parts = start.split(" ", -1);
-      if (parts.length != 3 || !isToken(parts[0]) || parts[1].isEmpty() || !isVersion(parts[2])) {
+      int sp1 = indexOf(h, (byte) ' ', 0, startEnd);
+      int sp2 = sp1 < 0 ? -1 : indexOf(h, (byte) ' ', sp1 + 1, startEnd);
+      if (sp2 < 0 || indexOf(h, (byte) ' ', sp2 + 1, startEnd) >= 0 || !isToken(h, 0, sp1) || sp2 == sp1 + 1
+          || !isVersion(h, sp2 + 1, startEnd)) {
         return Verdict.fail(bad);
       }
-      http10 = parts[2].equals("HTTP/1.0");
-      if (lines.length - 1 > limits.maxHeaderCount()) {
+      http10 = h[startEnd - 1] == '0';
+      if (lines - 1 > limits.maxHeaderCount()) {
         return Verdict.fail(Failure.HEADERS_TOO_LARGE);
       }
     } else {
-      if (start.length() < 12 || !isVersion(start.substring(0, 8)) || start.charAt(8) != ' '
-          || !Character.isDigit(start.charAt(9)) || !Character.isDigit(start.charAt(10))
-          || !Character.isDigit(start.charAt(11)) || (start.length() > 12 && start.charAt(12) != ' ')) {
+      if (startEnd < 12 || !isVersion(h, 0, 8) || h[8] != ' ' || !isDigit(h[9]) || !isDigit(h[10])
+          || !isDigit(h[11]) || (startEnd > 12 && h[12] != ' ')) {
         return Verdict.fail(bad);
       }
-      http10 = start.startsWith("HTTP/1.0");
-      status = Integer.parseInt(start.substring(9, 12));
+      http10 = h[7] == '0';
+      status = (h[9] - '0') * 100 + (h[10] - '0') * 10 + (h[11] - '0');
       if (status < 100) {
         return Verdict.fail(bad);
       }
@@ -90,24 +99,27 @@ final class HeadCheck {
     String cl = null;
     int hosts = 0;
     boolean upgrade = false;
-    for (int i = 1; i < lines.length; i++) {
-      String line = lines[i];
-      if (line.isEmpty() || line.charAt(0) == ' ' || line.charAt(0) == '\t') {
+    for (int s = startEnd + 2; s <= textEnd && startEnd < textEnd; ) {
+      int e = lineEnd(h, s, textEnd);
+      if (e == s || h[s] == ' ' || h[s] == '\t') {
         return Verdict.fail(bad); // obs-fold (RFC 9112 §5.2) or an empty field line
       }
-      int colon = line.indexOf(':');
-      if (colon <= 0 || !isToken(line.substring(0, colon))) {
+      int colon = indexOf(h, (byte) ':', s, e);
+      if (colon <= s || !isToken(h, s, colon)) {
         return Verdict.fail(bad); // includes whitespace before the colon (§5.1)
       }
-      String name = line.substring(0, colon).toLowerCase(Locale.ROOT);
-      String value = line.substring(colon + 1).strip();
-      switch (name) {
-        case "transfer-encoding" -> te = te == null ? value : te + "," + value;
-        case "content-length" -> cl = cl == null ? value : cl + "," + value;
-        case "host" -> hosts++;
-        case "upgrade" -> upgrade = true;
-        default -> { }
+      if (nameIs(h, s, colon, "transfer-encoding")) {
+        String value = value(h, colon + 1, e);
+        te = te == null ? value : te + "," + value;
+      } else if (nameIs(h, s, colon, "content-length")) {
+        String value = value(h, colon + 1, e);
+        cl = cl == null ? value : cl + "," + value;
+      } else if (nameIs(h, s, colon, "host")) {
+        hosts++;
+      } else if (nameIs(h, s, colon, "upgrade")) {
+        upgrade = true;
       }
+      s = e + 2;
     }
     if (request && hosts != 1 && !http10) {
       return Verdict.fail(bad);
@@ -135,8 +147,66 @@ final class HeadCheck {
     return new Verdict(null, length, status, upgrade);
   }
 
+  /** Where the line starting at {@code from} ends: its CRLF, or {@code end}. */
+  private static int lineEnd(byte[] h, int from, int end) {
+    for (int p = from; p + 1 < end; p++) {
+      if (h[p] == '\r' && h[p + 1] == '\n') {
+        return p;
+      }
+    }
+    return end;
+  }
+
+  private static int indexOf(byte[] h, byte b, int from, int end) {
+    for (int p = from; p < end; p++) {
+      if (h[p] == b) {
+        return p;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether {@code h[from, end)} is the field name {@code lower}, in any case. */
+  private static boolean nameIs(byte[] h, int from, int end, String lower) {
+    if (end - from != lower.length()) {
+      return false;
+    }
+    for (int p = from; p < end; p++) {
+      if ((h[p] | 0x20) != lower.charAt(p - from)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A field value without its surrounding whitespace, as {@link String#strip()} has it. */
+  private static String value(byte[] h, int from, int end) {
+    return new String(h, from, end - from, StandardCharsets.ISO_8859_1).strip();
+  }
+
+  private static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
+  }
+
+  private static boolean isVersion(byte[] h, int from, int end) {
+    return end - from == 8 && h[from] == 'H' && h[from + 1] == 'T' && h[from + 2] == 'T' && h[from + 3] == 'P'
+        && h[from + 4] == '/' && h[from + 5] == '1' && h[from + 6] == '.' && (h[from + 7] == '1' || h[from + 7] == '0');
+  }
+
+  private static boolean isToken(byte[] h, int from, int end) {
+    if (end <= from) {
+      return false;
+    }
+    for (int p = from; p < end; p++) {
+      if (!isTchar((char) (h[p] & 0xff))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether a Transfer-Encoding list ends in {@code chunked} and names it only once (§6.1). */
-  private static boolean chunkedLast(String te) {
+  static boolean chunkedLast(String te) {
     String[] codings = te.split(",", -1);
     int chunked = 0;
     for (String c : codings) {
@@ -200,21 +270,19 @@ final class HeadCheck {
     return v;
   }
 
-  private static boolean isVersion(String s) {
-    return s.equals("HTTP/1.1") || s.equals("HTTP/1.0");
-  }
-
   static boolean isToken(String s) {
     if (s.isEmpty()) {
       return false;
     }
     for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || TCHAR.indexOf(c) >= 0;
-      if (!ok) {
+      if (!isTchar(s.charAt(i))) {
         return false;
       }
     }
     return true;
+  }
+
+  private static boolean isTchar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || TCHAR.indexOf(c) >= 0;
   }
 }

@@ -3,6 +3,8 @@ package dev.fairway.proxy;
 import dev.fairway.config.EdgeLimits;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpHeaders;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,7 +38,7 @@ final class Headers {
     int trusted = limits.trustedHops();
     String priorProto = null;
     String priorHost = null;
-    String connection = String.join(",", from.getAll("connection"));
+    String connection = connectionValue(from);
     String priorFor = null;
     String priorVia = null;
     for (Map.Entry<String, String> h : from) {
@@ -79,7 +81,7 @@ final class Headers {
 
   /** Copies the backend's response fields to the client response, minus hop-by-hop and signals. */
   static void toClient(MultiMap from, MultiMap to) {
-    String connection = String.join(",", from.getAll("connection"));
+    String connection = connectionValue(from);
     String priorVia = null;
     for (Map.Entry<String, String> h : from) {
       String name = h.getKey();
@@ -93,6 +95,15 @@ final class Headers {
       to.add(name, h.getValue());
     }
     to.set("Via", priorVia == null ? VIA_TOKEN : priorVia + ", " + VIA_TOKEN);
+  }
+
+  /** The {@code Connection} field's tokens as one comma-separated value; {@code null} if absent. */
+  static String connectionValue(MultiMap headers) {
+    if (!headers.contains(HttpHeaders.CONNECTION)) {
+      return null;
+    }
+    List<String> all = headers.getAll(HttpHeaders.CONNECTION);
+    return all.size() == 1 ? all.get(0) : String.join(",", all);
   }
 
   /**

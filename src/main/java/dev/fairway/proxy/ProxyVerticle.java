@@ -28,10 +28,8 @@ import io.netty.channel.ChannelPipeline;
 import dev.fairway.config.EdgeLimits;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
@@ -69,7 +67,8 @@ public final class ProxyVerticle extends VerticleBase {
   private HttpServer server;
   private final Tally tally = new Tally();
   private final ResponseDeadlines deadlines = new ResponseDeadlines();
-  private final Set<HttpConnection> usedConnections = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Backend connections that carried a request, with the guard in front of their decoder (or null). */
+  private final Map<HttpConnection, FramingGuard> upstreamGuards = new IdentityHashMap<>();
   private final Map<HttpConnection, FramingGuard> guards = new IdentityHashMap<>();
   private final AtomicInteger clientConnections;
   private final EdgeLimits limits;
@@ -172,16 +171,22 @@ public final class ProxyVerticle extends VerticleBase {
   }
 
   /**
-   * Notes that a request goes out on {@code connection}.
-   *
-   * @return {@code true} if the connection carried a request before (a pooled keep-alive one)
+   * The guard of a backend connection that carried a request before (a pooled keep-alive one);
+   * {@code null} for a connection not {@link #seen} yet, or one without a guard.
    */
-  boolean reuses(HttpConnection connection) {
-    if (usedConnections.add(connection)) {
-      connection.closeHandler(v -> usedConnections.remove(connection));
-      return false;
-    }
-    return true;
+  FramingGuard reused(HttpConnection connection) {
+    return upstreamGuards.get(connection);
+  }
+
+  /** Whether a backend connection carried a request before. */
+  boolean seen(HttpConnection connection) {
+    return upstreamGuards.containsKey(connection);
+  }
+
+  /** Remembers a backend connection's first use, and its guard (null if it has none). */
+  void firstUse(HttpConnection connection, FramingGuard guard) {
+    upstreamGuards.put(connection, guard);
+    connection.closeHandler(v -> upstreamGuards.remove(connection));
   }
 
   private void flushTally() {
