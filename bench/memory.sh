@@ -7,15 +7,15 @@
 #     target: at most 100 MB more. Also the live heap (used after a forced full GC, jcmd GC.run)
 #     before and with the connections open, which isolates the Java objects per connection, and
 #     the classes that grew most (jcmd GC.class_histogram).
-# JAVA_OPTS defaults to empty: the README documents no heap setting (`java -jar
-# target/fairway.jar`), so the JVM's own defaults apply (printed below).
+# JAVA_OPTS defaults to the README's heap settings (-Xmx192m -XX:+UseSerialGC); JAVA_OPTS=" "
+# (a blank) measures the JVM's own defaults instead.
 #
 # Environment (defaults in brackets):
-#   JAVA_OPTS [""]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
+#   JAVA_OPTS ["-Xmx192m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
 #   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81, admin BASE+91
 set -euo pipefail
 
-JAVA_OPTS=${JAVA_OPTS:-}
+JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -XX:+UseSerialGC"}
 LOAD_CONNS=${LOAD_CONNS:-200}
 LOAD_DURATION=${LOAD_DURATION:-20s}
 IDLE_CONNS=${IDLE_CONNS:-10000}
