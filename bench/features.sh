@@ -4,17 +4,20 @@
 # with wrk (same connections, path and duration for all), rotating the order every round so the
 # configurations share the machine's noise. Reports median (and min/max) requests/s per config
 # and each feature's cost against the minimal baseline: of the medians, and the median of the
-# per-round paired costs. Fairway has no access log yet, so there is no access-log row.
+# per-round paired costs.
 #
 # Configurations (all: one service, two backends, proxy.instances 0):
 #   base     round-robin, slots.capacity 1000 (never binds), healthCheck.intervalMs 3600000,
-#            metrics.vertx false
+#            metrics.vertx false, accessLog off
 #   wrr      base + strategy weighted-round-robin
 #   slots64  base + slots.capacity 64 per backend (50 connections over 2 backends: near binding)
 #   slots24  base + slots.capacity 24 per backend (48 slots < 50 connections: requests wait)
 #   hc100    base + healthCheck.intervalMs 100
 #   metrics  base + metrics.vertx true (README default)
+#   alog     base + accessLog.enabled (JSON lines through the async appender to Fairway's stdout,
+#            which the script sends to a file)
 #   all      weighted-round-robin + capacity 64 + health checks every 100 ms + metrics.vertx true
+#            + access log
 #
 # Environment (defaults in brackets):
 #   ROUNDS [5] CONNS [50] DURATION [10s] URLPATH [/] WRK_THREADS [2] WARMUP [5s]
@@ -29,7 +32,7 @@ DURATION=${DURATION:-10s}
 URLPATH=${URLPATH:-/}
 WRK_THREADS=${WRK_THREADS:-2}
 WARMUP=${WARMUP:-5s}
-CONFIGS=${CONFIGS:-"base wrr slots64 slots24 hc100 metrics all"}
+CONFIGS=${CONFIGS:-"base wrr slots64 slots24 hc100 metrics alog all"}
 BASE_PORT=${BASE_PORT:-31600}
 JAVA_OPTS=${JAVA_OPTS:-"-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"}
 
@@ -58,7 +61,7 @@ start_nginx 2 "$B2"
 declare -A PORT PID
 for i in "${!CFG[@]}"; do
   name=${CFG[$i]}
-  strategy=round-robin cap=1000 hc=3600000 mv=false
+  strategy=round-robin cap=1000 hc=3600000 mv=false al=false
   case $name in
     base) ;;
     wrr) strategy=weighted-round-robin ;;
@@ -66,18 +69,19 @@ for i in "${!CFG[@]}"; do
     slots24) cap=24 ;;
     hc100) hc=100 ;;
     metrics) mv=true ;;
-    all) strategy=weighted-round-robin cap=64 hc=100 mv=true ;;
+    alog) al=true ;;
+    all) strategy=weighted-round-robin cap=64 hc=100 mv=true al=true ;;
     *) die "unknown config '$name'" ;;
   esac
   PORT[$name]=$((BASE_PORT + 81 + i))
-  fairway_config "$WORK/$name.json" "${PORT[$name]}" $((BASE_PORT + 181 + i)) "$B1" "$B2" "$strategy" "$cap" "$hc" "$mv"
+  fairway_config "$WORK/$name.json" "${PORT[$name]}" $((BASE_PORT + 181 + i)) "$B1" "$B2" "$strategy" "$cap" "$hc" "$mv" "$al"
   # shellcheck disable=SC2086
   java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
   PIDS+=($!); PID[$name]=$!
 done
 for name in "${CFG[@]}"; do
   wait_http "${PORT[$name]}" "$URLPATH" "${PID[$name]}" "Fairway ($name)"
-  log "Fairway $name on $HOST:${PORT[$name]}: $(grep -o '"strategy": "[a-z-]*"\|"capacity": [0-9]*\|"intervalMs": [0-9]*\|"vertx": [a-z]*' "$WORK/$name.json" | tr '\n' ' ')"
+  log "Fairway $name on $HOST:${PORT[$name]}: $(grep -o '"strategy": "[a-z-]*"\|"capacity": [0-9]*\|"intervalMs": [0-9]*\|"vertx": [a-z]*\|"enabled": [a-z]*' "$WORK/$name.json" | tr '\n' ' ')"
 done
 
 wait_for_load "${MAX_LOAD:-4}" "${LOAD_WAIT:-60}"
@@ -123,4 +127,4 @@ for name in "${CFG[@]}"; do
   printf '| %-8s | %24s | %8.2f | %6s | %14s | %24s |\n' "$name" "$(printf '%.0f / %.0f / %.0f' "$mn" "$md" "$mx")" "$p99" "$err" "$cost" "$pc"
 done
 echo
-echo "cost = (base - config) / base requests/s: positive = slower than base. Access log: not measured (Fairway has none)."
+echo "cost = (base - config) / base requests/s: positive = slower than base."

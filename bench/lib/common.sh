@@ -121,12 +121,13 @@ start_haproxy() {
 
 # fairway_config FILE PORT ADMIN_PORT B1 B2 [STRATEGY] [CAPACITY] [HC_INTERVAL_MS] [METRICS_VERTX]
 fairway_config() {
-  local file=$1 port=$2 admin=$3 b1=$4 b2=$5 strategy=${6:-round-robin} cap=${7:-1000} hc=${8:-2000} mv=${9:-true}
+  local file=$1 port=$2 admin=$3 b1=$4 b2=$5 strategy=${6:-round-robin} cap=${7:-1000} hc=${8:-2000} mv=${9:-true} al=${10:-false}
   cat > "$file" <<JSON
 {
   "proxy": { "host": "$HOST", "port": $port, "instances": ${FAIRWAY_INSTANCES:-0} },
   "admin": { "host": "$HOST", "port": $admin, "token": "bench-token" },
   "metrics": { "vertx": $mv },
+  "accessLog": { "enabled": $al, "format": "json" },
   "subsetting": { "clientId": 0, "clientCount": 1 },
   "services": [
     {
