@@ -22,6 +22,7 @@ import io.vertx.core.net.NetSocket;
 import java.io.IOException;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -425,8 +426,9 @@ final class Exchange extends Waiter {
       proxy.lameDuckSignal(endpoint());
     }
     resp.setStatusCode(bresp.statusCode());
-    if (bresp.statusMessage() != null) {
-      resp.setStatusMessage(bresp.statusMessage());
+    String reason = bresp.statusMessage();
+    if (reason != null && !reason.equals(HttpResponseStatus.valueOf(backendStatus).reasonPhrase())) {
+      resp.setStatusMessage(reason); // only an unusual reason: the usual one is a cached constant
     }
     Headers.toClient(bresp.headers(), resp.headers());
     if (!resp.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
