@@ -136,6 +136,15 @@ public final class Endpoint {
     return active < limit;
   }
 
+  /**
+   * The active count if a request may be granted here now, else -1: {@link #canTake()} and
+   * {@link #active()} with one read of each field, for strategies that scan their members.
+   */
+  int activeIfTakeable() {
+    int a = active;
+    return a < limit ? a : -1;
+  }
+
   @Override
   public String toString() {
     return id;

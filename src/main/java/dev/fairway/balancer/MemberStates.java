@@ -13,7 +13,8 @@ import java.util.function.Supplier;
  * W1's is dropped.
  *
  * <p>The arrays are rebuilt only when another list object is passed (the slot table passes the
- * same immutable list until the members change), so a pick costs one identity comparison.
+ * same immutable list until the members change), so a pick costs one identity comparison; a
+ * rebuild returns a new array, which tells a strategy to rebuild what it derives from the states.
  */
 final class MemberStates<S> {
   private final Supplier<S> factory;
@@ -21,6 +22,7 @@ final class MemberStates<S> {
   private Object[] states = new Object[0];
   private Endpoint[] endpoints = new Endpoint[0];
   private IdentityHashMap<Endpoint, S> byEndpoint = new IdentityHashMap<>();
+  private IdentityHashMap<Endpoint, Integer> indexes = new IdentityHashMap<>();
 
   MemberStates(Supplier<S> factory) {
     this.factory = factory;
@@ -30,6 +32,7 @@ final class MemberStates<S> {
   Object[] sync(List<Endpoint> members) {
     if (members != this.members) {
       IdentityHashMap<Endpoint, S> next = new IdentityHashMap<>(members.size() * 2);
+      IdentityHashMap<Endpoint, Integer> at = new IdentityHashMap<>(members.size() * 2);
       Object[] array = new Object[members.size()];
       for (int i = 0; i < array.length; i++) {
         Endpoint e = members.get(i);
@@ -42,11 +45,13 @@ final class MemberStates<S> {
           next.put(e, s);
         }
         array[i] = s;
+        at.put(e, i);
       }
       this.members = members;
       this.states = array;
       this.endpoints = members.toArray(new Endpoint[0]);
       this.byEndpoint = next;
+      this.indexes = at;
     }
     return states;
   }
@@ -59,6 +64,15 @@ final class MemberStates<S> {
   /** The state of a current member, or {@code null} for an endpoint that is not one. */
   S get(Endpoint endpoint) {
     return byEndpoint.get(endpoint);
+  }
+
+  /**
+   * The index of a current member in the list of the last {@link #sync} (the last one if it is
+   * listed twice), or -1: strategies that mirror state in primitive arrays update them with it.
+   */
+  int indexOf(Endpoint endpoint) {
+    Integer i = indexes.get(endpoint);
+    return i == null ? -1 : i;
   }
 
   /** Every current member's state (each once). */
