@@ -44,6 +44,8 @@ public final class FairShare implements Strategy {
     /** Average or median of the window; -1 while empty. */
     long stat = -1;
     long predictedEnd = Long.MIN_VALUE;
+    /** Position in the member list of the last sync (the last one for a member listed twice). */
+    int index = -1;
 
     Window(int size) {
       samples = new long[size];
@@ -167,7 +169,7 @@ public final class FairShare implements Strategy {
     if (endpoint.active() == 0 && w.predictedEnd > nowNanos) {
       w.predictedEnd = nowNanos;
     }
-    int i = states.indexOf(endpoint);
+    int i = w.index;
     if (i >= 0 && i < ends.length) {
       ends[i] = w.predictedEnd;
       latencies[i] = w.stat;
@@ -188,6 +190,7 @@ public final class FairShare implements Strategy {
       latencies = new long[st.length];
       for (int i = 0; i < st.length; i++) {
         Window w = (Window) st[i];
+        w.index = i;
         ends[i] = w.predictedEnd;
         latencies[i] = w.stat;
       }

@@ -35,6 +35,8 @@ public final class LeastLoaded implements Strategy {
   private static final class Errors {
     /** The error count at time {@code ref}, scaled so that now it is {@code scaled × f(now)}. */
     double scaled;
+    /** Position in the member list of the last sync (the last one for a member listed twice). */
+    int index = -1;
   }
 
   private final double windowNanos;
@@ -131,7 +133,7 @@ public final class LeastLoaded implements Strategy {
       mirror(synced);
     }
     errors.scaled += 1.0 / decay(nowNanos);
-    int i = states.indexOf(endpoint);
+    int i = errors.index;
     if (i >= 0 && i < scaled.length) {
       scaled[i] = errors.scaled;
     }
@@ -154,7 +156,9 @@ public final class LeastLoaded implements Strategy {
     synced = st;
     double[] next = new double[st.length];
     for (int i = 0; i < st.length; i++) {
-      next[i] = ((Errors) st[i]).scaled;
+      Errors errors = (Errors) st[i];
+      errors.index = i;
+      next[i] = errors.scaled;
     }
     scaled = next;
   }

@@ -22,7 +22,6 @@ final class MemberStates<S> {
   private Object[] states = new Object[0];
   private Endpoint[] endpoints = new Endpoint[0];
   private IdentityHashMap<Endpoint, S> byEndpoint = new IdentityHashMap<>();
-  private IdentityHashMap<Endpoint, Integer> indexes = new IdentityHashMap<>();
 
   MemberStates(Supplier<S> factory) {
     this.factory = factory;
@@ -32,7 +31,6 @@ final class MemberStates<S> {
   Object[] sync(List<Endpoint> members) {
     if (members != this.members) {
       IdentityHashMap<Endpoint, S> next = new IdentityHashMap<>(members.size() * 2);
-      IdentityHashMap<Endpoint, Integer> at = new IdentityHashMap<>(members.size() * 2);
       Object[] array = new Object[members.size()];
       for (int i = 0; i < array.length; i++) {
         Endpoint e = members.get(i);
@@ -45,13 +43,11 @@ final class MemberStates<S> {
           next.put(e, s);
         }
         array[i] = s;
-        at.put(e, i);
       }
       this.members = members;
       this.states = array;
       this.endpoints = members.toArray(new Endpoint[0]);
       this.byEndpoint = next;
-      this.indexes = at;
     }
     return states;
   }
@@ -64,15 +60,6 @@ final class MemberStates<S> {
   /** The state of a current member, or {@code null} for an endpoint that is not one. */
   S get(Endpoint endpoint) {
     return byEndpoint.get(endpoint);
-  }
-
-  /**
-   * The index of a current member in the list of the last {@link #sync} (the last one if it is
-   * listed twice), or -1: strategies that mirror state in primitive arrays update them with it.
-   */
-  int indexOf(Endpoint endpoint) {
-    Integer i = indexes.get(endpoint);
-    return i == null ? -1 : i;
   }
 
   /** Every current member's state (each once). */
