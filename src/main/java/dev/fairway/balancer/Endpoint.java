@@ -1,6 +1,8 @@
 package dev.fairway.balancer;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A backend as the strategies and the slot table see it: where it is, how many requests this
@@ -10,23 +12,51 @@ import java.util.concurrent.atomic.AtomicInteger;
  * active requests {@link #canTake() can take} one more; after {@code setAvailable(false)} (lame
  * duck) it takes none, while its two requests finish.
  *
- * <p>Thread-safe: the active count is an atomic that {@link #tryTake()} raises only below the
- * capacity, so event loops take slots without a lock; capacity, weight and availability are
- * volatile and written by the balancer.
+ * <p>Thread-safe: the active count is a volatile int that {@link #tryTake()} raises with a
+ * compare-and-set only below the limit, so event loops take slots without a lock. Capacity and
+ * availability are folded into that one volatile limit (the capacity while available, 0 while
+ * not), so {@link #canTake()} reads two ints of this object; their setters are synchronized so
+ * that concurrent ones cannot leave a stale limit. Weight is volatile; every change of a weight
+ * bumps the process-wide {@link #weightEpoch()}, which weighted strategies poll once per pick
+ * instead of reading every member's weight.
  */
 public final class Endpoint {
+  private static final VarHandle ACTIVE;
+  /** Bumped by every {@link #setWeight} that changes a weight, whichever endpoint's. */
+  private static final AtomicLong WEIGHT_EPOCH = new AtomicLong();
+
+  static {
+    try {
+      ACTIVE = MethodHandles.lookup().findVarHandle(Endpoint.class, "active", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final String id;
   private final String host;
   private final int port;
-  private final AtomicInteger active = new AtomicInteger();
+  private volatile int active;
+  /** Capacity while available, 0 while not: a slot may be taken while {@code active < limit}. */
+  private volatile int limit = 1;
   private volatile int capacity = 1;
-  private volatile double weight = 1.0;
   private volatile boolean available = true;
+  private volatile double weight = 1.0;
 
   public Endpoint(String id, String host, int port) {
     this.id = id;
     this.host = host;
     this.port = port;
+  }
+
+  /**
+   * A number that changes whenever any endpoint's weight changes (to another value): a strategy
+   * that remembers it can tell with one read that no weight it cached is stale. A change may be
+   * another service's backend, so a strategy that sees a new epoch should compare its members'
+   * weights before acting on it.
+   */
+  public static long weightEpoch() {
+    return WEIGHT_EPOCH.get();
   }
 
   public String id() {
@@ -45,28 +75,29 @@ public final class Endpoint {
     return capacity;
   }
 
-  public void setCapacity(int capacity) {
+  public synchronized void setCapacity(int capacity) {
     this.capacity = capacity;
+    this.limit = available ? capacity : 0;
   }
 
   /** Requests this process has in flight on the backend. */
   public int active() {
-    return active.get();
+    return active;
   }
 
   /** Sets the active count outright (tests and benchmarks build tables with it). */
   public void setActive(int active) {
-    this.active.set(active);
+    this.active = active;
   }
 
   /** Takes one slot if available and below capacity, atomically; {@code false} if it cannot. */
   public boolean tryTake() {
     while (true) {
-      int a = active.get();
-      if (!available || a >= capacity) {
+      int a = active;
+      if (a >= limit) {
         return false;
       }
-      if (active.compareAndSet(a, a + 1)) {
+      if (ACTIVE.compareAndSet(this, a, a + 1)) {
         return true;
       }
     }
@@ -74,7 +105,7 @@ public final class Endpoint {
 
   /** Gives one slot back. */
   public void release() {
-    active.decrementAndGet();
+    ACTIVE.getAndAdd(this, -1);
   }
 
   /** The capability score used by weighted strategies; 1.0 when nothing is known. */
@@ -82,8 +113,12 @@ public final class Endpoint {
     return weight;
   }
 
+  /** Sets the weight; a different value (NaN counts as equal to NaN) bumps the weight epoch. */
   public void setWeight(double weight) {
-    this.weight = weight;
+    if (Double.doubleToLongBits(weight) != Double.doubleToLongBits(this.weight)) {
+      this.weight = weight;
+      WEIGHT_EPOCH.incrementAndGet();
+    }
   }
 
   /** Healthy and neither lame duck, ejected nor draining. */
@@ -91,13 +126,23 @@ public final class Endpoint {
     return available;
   }
 
-  public void setAvailable(boolean available) {
+  public synchronized void setAvailable(boolean available) {
     this.available = available;
+    this.limit = available ? capacity : 0;
   }
 
   /** Available and below its capacity: a request may be granted here now. */
   public boolean canTake() {
-    return available && active.get() < capacity;
+    return active < limit;
+  }
+
+  /**
+   * The active count if a request may be granted here now, else -1: {@link #canTake()} and
+   * {@link #active()} with one read of each field, for strategies that scan their members.
+   */
+  int activeIfTakeable() {
+    int a = active;
+    return a < limit ? a : -1;
   }
 
   @Override

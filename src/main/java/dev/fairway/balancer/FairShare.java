@@ -23,6 +23,10 @@ import java.util.List;
  * (or median) of the service's last N completions on any member, and {@code initialLatency}
  * (default 1 ms) before the service has seen any completion; so a new backend is neither flooded
  * nor starved while its first requests run.
+ *
+ * <p>Cost: a pick scans the members, reading each endpoint's active count and limit and the
+ * member's predicted end and latency from primitive arrays parallel to the members (a member
+ * listed twice, which the slot table never does, mirrors its last position).
  */
 public final class FairShare implements Strategy {
   /** Default window of the moving average: the last 16 completions. */
@@ -40,6 +44,8 @@ public final class FairShare implements Strategy {
     /** Average or median of the window; -1 while empty. */
     long stat = -1;
     long predictedEnd = Long.MIN_VALUE;
+    /** Position in the member list of the last sync (the last one for a member listed twice). */
+    int index = -1;
 
     Window(int size) {
       samples = new long[size];
@@ -70,7 +76,14 @@ public final class FairShare implements Strategy {
   private final long initialLatencyNanos;
   private final Window service;
   private final MemberStates<Window> states;
+  /** The states of the last sync; their predicted ends and latencies mirrored by member index. */
+  private Object[] synced;
+  private long[] ends = new long[0];
+  /** A member's latency, or -1 while it has none (the fallback applies). */
+  private long[] latencies = new long[0];
   private int next;
+  /** The earliest end found by the pick in progress. */
+  private long bestEnd;
 
   public FairShare() {
     this(DEFAULT_WINDOW, false, DEFAULT_INITIAL_LATENCY_NANOS);
@@ -98,33 +111,46 @@ public final class FairShare implements Strategy {
     if (n == 0) {
       return null;
     }
-    Object[] st = states.sync(members);
+    sync(members);
     Endpoint[] arr = states.endpoints();
     if (next >= n) {
       next = 0;
     }
     long fallback = service.stat >= 0 ? service.stat : initialLatencyNanos;
-    int best = -1;
-    long bestEnd = Long.MAX_VALUE;
-    int i = next;
-    for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-      Endpoint e = arr[i];
-      if (!e.canTake()) {
-        continue;
-      }
-      Window w = (Window) st[i];
-      long end = Math.max(nowNanos, w.predictedEnd) + (w.stat >= 0 ? w.stat : fallback);
-      if (end < bestEnd) {
-        bestEnd = end;
-        best = i;
-      }
-    }
+    // from the cursor to the end, then from the start to the cursor: two plain loops
+    bestEnd = Long.MAX_VALUE;
+    int best = scan(arr, nowNanos, fallback, next, n, -1);
+    best = scan(arr, nowNanos, fallback, 0, next, best);
     if (best < 0) {
       return null;
     }
-    ((Window) st[best]).predictedEnd = bestEnd;
+    ((Window) synced[best]).predictedEnd = bestEnd;
+    ends[best] = bestEnd;
     next = best + 1 == n ? 0 : best + 1;
     return arr[best];
+  }
+
+  /**
+   * The member in {@code [from, to)} whose request would end first if before {@link #bestEnd},
+   * else {@code best}; lowers {@link #bestEnd} accordingly.
+   */
+  private int scan(Endpoint[] arr, long nowNanos, long fallback, int from, int to, int best) {
+    long[] pe = ends;
+    long[] lat = latencies;
+    long earliest = bestEnd;
+    for (int i = from; i < to; i++) {
+      if (!arr[i].canTake()) {
+        continue;
+      }
+      long l = lat[i];
+      long end = Math.max(nowNanos, pe[i]) + (l >= 0 ? l : fallback);
+      if (end < earliest) {
+        earliest = end;
+        best = i;
+      }
+    }
+    bestEnd = earliest;
+    return best;
   }
 
   @Override
@@ -143,11 +169,32 @@ public final class FairShare implements Strategy {
     if (endpoint.active() == 0 && w.predictedEnd > nowNanos) {
       w.predictedEnd = nowNanos;
     }
+    int i = w.index;
+    if (i >= 0 && i < ends.length) {
+      ends[i] = w.predictedEnd;
+      latencies[i] = w.stat;
+    }
   }
 
   @Override
   public void reset(List<Endpoint> members) {
-    states.sync(members);
+    sync(members);
+  }
+
+  /** Syncs the states and, when they were rebuilt, their mirror in {@link #ends} and {@link #latencies}. */
+  private void sync(List<Endpoint> members) {
+    Object[] st = states.sync(members);
+    if (st != synced) {
+      synced = st;
+      ends = new long[st.length];
+      latencies = new long[st.length];
+      for (int i = 0; i < st.length; i++) {
+        Window w = (Window) st[i];
+        w.index = i;
+        ends[i] = w.predictedEnd;
+        latencies[i] = w.stat;
+      }
+    }
   }
 
   /** The latency a member is currently assumed to take, in nanoseconds (tests, admin view). */

@@ -2,6 +2,7 @@ package dev.fairway.balancer;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Interleaved weighted round robin (seed 004, poolifier's experimental strategy): rounds over the
@@ -20,60 +21,77 @@ import java.util.List;
  * the mean of the usable ones; with fewer than two distinct quanta the strategy is round robin.
  *
  * <p>Members that cannot {@link Endpoint#canTake() take} a request are passed over; rounds whose
- * weight no takeable member reaches are skipped. A change of any weight recomputes the rounds and
- * restarts the cycle at the first round, at the same place in the list.
+ * weight no takeable member reaches are skipped. A change of a member's weight recomputes the
+ * rounds and restarts the cycle at the first round, at the same place in the list.
+ *
+ * <p>Cost: each round keeps the indexes of its members, so a pick walks only members of the
+ * current round and costs {@code O(1)} amortized while most can take; memory is {@code n} ints per
+ * distinct quantum (at most 100). Weights are compared with the scheduled ones only when the
+ * process-wide {@link Endpoint#weightEpoch() weight epoch} moved; a change of another service's
+ * weight leaves the cycle alone. A pass that walks a whole round finding no member that can take
+ * ends the round (back to the first round); a whole first round without one returns {@code null}
+ * and leaves the cycle where it was.
  */
 public final class InterleavedWeightedRoundRobin implements Strategy {
   /** Largest quantum: weights more than 100 times the smallest count as 100 times. */
   public static final int MAX_QUANTUM = 100;
 
   private List<Endpoint> members;
+  private Endpoint[] arr = new Endpoint[0];
+  private long epoch;
   private double[] weights = new double[0];
-  private int[] quanta = new int[0];
   /** Distinct quanta, ascending; rounds[0] is 1. */
   private int[] rounds = {1};
+  /** Per round, the indexes of the members whose quantum reaches it, in list order. */
+  private int[][] roundMembers = {new int[0]};
   private int round;
   private int passesLeft = 1;
-  private int idx;
+  /** Position in the current round's members of the next one to visit. */
+  private int pos;
+  /** Index in the list after the member visited last: where a restarted cycle goes on. */
+  private int place;
 
   @Override
   public Endpoint pick(List<Endpoint> members, long nowNanos) {
-    int n = members.size();
-    boolean rebuild = members != this.members;
-    int maxTakeable = 0;
-    for (int i = 0; i < n; i++) {
-      Endpoint e = members.get(i);
-      if (!rebuild && Double.doubleToRawLongBits(e.weight()) != Double.doubleToRawLongBits(weights[i])) {
-        rebuild = true;
-      }
-      if (!rebuild && e.canTake() && quanta[i] > maxTakeable) {
-        maxTakeable = quanta[i];
-      }
-    }
-    if (rebuild) {
+    if (members != this.members) {
       rebuild(members);
-      for (int i = 0; i < n; i++) {
-        if (members.get(i).canTake() && quanta[i] > maxTakeable) {
-          maxTakeable = quanta[i];
-        }
-      }
+    } else if (Endpoint.weightEpoch() != epoch && weightsChanged()) {
+      rebuild(members);
     }
-    if (maxTakeable == 0) {
+    if (arr.length == 0) {
       return null;
     }
-    // Every takeable member is visited in round 0, so this ends within two passes of the list.
+    int savedRound = round;
+    int savedPasses = passesLeft;
+    int savedPos = pos;
+    int savedPlace = place;
+    // A pass that started in this pick and reached its end found nobody that can take.
+    boolean wholePass = pos == 0;
     while (true) {
-      if (idx >= n) {
-        idx = 0;
-        if (--passesLeft == 0 || rounds[round] > maxTakeable) {
-          boolean onward = passesLeft == 0 && round + 1 < rounds.length && rounds[round + 1] <= maxTakeable;
-          round = onward ? round + 1 : 0;
+      int[] visit = roundMembers[round];
+      if (pos >= visit.length) {
+        if (wholePass && round == 0) {
+          round = savedRound;
+          passesLeft = savedPasses;
+          pos = savedPos;
+          place = savedPlace;
+          return null;
+        }
+        if (wholePass) {
+          round = 0;
+          passesLeft = 1;
+        } else if (--passesLeft == 0) {
+          round = round + 1 < rounds.length ? round + 1 : 0;
           passesLeft = rounds[round] - (round == 0 ? 0 : rounds[round - 1]);
         }
+        pos = 0;
+        wholePass = true;
+        continue;
       }
-      int i = idx++;
-      if (quanta[i] >= rounds[round] && members.get(i).canTake()) {
-        return members.get(i);
+      int i = visit[pos++];
+      place = i + 1;
+      if (arr[i].canTake()) {
+        return arr[i];
       }
     }
   }
@@ -83,16 +101,29 @@ public final class InterleavedWeightedRoundRobin implements Strategy {
     this.members = null;
   }
 
+  /** Whether a member's weight differs from the scheduled one (bit for bit). */
+  private boolean weightsChanged() {
+    epoch = Endpoint.weightEpoch();
+    for (int i = 0; i < arr.length; i++) {
+      if (Double.doubleToRawLongBits(arr[i].weight()) != Double.doubleToRawLongBits(weights[i])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void rebuild(List<Endpoint> members) {
-    int n = members.size();
     this.members = members;
+    epoch = Endpoint.weightEpoch();
+    arr = members.toArray(new Endpoint[0]);
+    int n = arr.length;
     weights = new double[n];
-    quanta = new int[n];
+    int[] quanta = new int[n];
     double min = Double.POSITIVE_INFINITY;
     double sum = 0;
     int usable = 0;
     for (int i = 0; i < n; i++) {
-      double w = members.get(i).weight();
+      double w = arr[i].weight();
       weights[i] = w;
       if (w > 0 && w < Double.POSITIVE_INFINITY) {
         min = Math.min(min, w);
@@ -115,10 +146,16 @@ public final class InterleavedWeightedRoundRobin implements Strategy {
       System.arraycopy(rounds, 0, withOne, 1, rounds.length);
       rounds = withOne;
     }
+    roundMembers = new int[rounds.length][];
+    for (int r = 0; r < rounds.length; r++) {
+      int q = rounds[r];
+      roundMembers[r] = IntStream.range(0, n).filter(i -> quanta[i] >= q).toArray();
+    }
     round = 0;
     passesLeft = 1;
-    if (idx > n) {
-      idx = 0;
+    if (place > n) {
+      place = 0;
     }
+    pos = place;
   }
 }

@@ -20,6 +20,11 @@ import java.util.List;
  *
  * <p>Round robin: among the members of least load that {@link Endpoint#canTake() can take} a
  * request, the first at or after the one following the previous pick wins.
+ *
+ * <p>Cost: a pick scans the members without a branch per error count: one read of each
+ * endpoint's active count and limit, and the error counts from a primitive array parallel to the
+ * members (a member listed twice, which the slot table never does, mirrors its last position),
+ * the decay being computed once per pick; it stops early at a member with load 0.
  */
 public final class LeastLoaded implements Strategy {
   /** Default time constant of the error decay: 10 s. */
@@ -30,11 +35,18 @@ public final class LeastLoaded implements Strategy {
   private static final class Errors {
     /** The error count at time {@code ref}, scaled so that now it is {@code scaled × f(now)}. */
     double scaled;
+    /** Position in the member list of the last sync (the last one for a member listed twice). */
+    int index = -1;
   }
 
   private final double windowNanos;
   private final MemberStates<Errors> states = new MemberStates<>(Errors::new);
+  /** The states of the last sync, and their {@code scaled} mirrored by member index. */
+  private Object[] synced;
+  private double[] scaled = new double[0];
   private int next;
+  /** The least load found by the pick in progress. */
+  private long bestLoad;
   private boolean anyErrors;
   private long ref;
 
@@ -56,40 +68,48 @@ public final class LeastLoaded implements Strategy {
     if (n == 0) {
       return null;
     }
-    Object[] st = states.sync(members);
+    sync(members);
     Endpoint[] arr = states.endpoints();
+    double[] sc = scaled;
     if (next >= n) {
       next = 0;
     }
     double f = anyErrors ? decay(nowNanos) : 0.0;
-    int best = -1;
-    long bestLoad = Long.MAX_VALUE;
-    int i = next;
-    for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-      Endpoint e = arr[i];
-      if (!e.canTake()) {
-        continue;
-      }
-      long load = e.active();
-      if (f != 0.0) {
-        double scaled = ((Errors) st[i]).scaled;
-        if (scaled != 0.0) {
-          load += (long) (scaled * f + 0.5);
-        }
-      }
-      if (load < bestLoad) {
-        bestLoad = load;
-        best = i;
-        if (load == 0) {
-          break; // nothing after it can be less
-        }
-      }
+    // from the cursor to the end, then from the start to the cursor: two plain loops
+    bestLoad = Long.MAX_VALUE;
+    int best = scan(arr, sc, f, next, n, -1);
+    if (bestLoad != 0) {
+      best = scan(arr, sc, f, 0, next, best);
     }
     if (best < 0) {
       return null;
     }
     next = best + 1 == n ? 0 : best + 1;
     return arr[best];
+  }
+
+  /**
+   * The member of least load in {@code [from, to)} if less than {@link #bestLoad}, else
+   * {@code best}; lowers {@link #bestLoad} accordingly and stops at a load of 0.
+   */
+  private int scan(Endpoint[] arr, double[] sc, double f, int from, int to, int best) {
+    long least = bestLoad;
+    for (int i = from; i < to; i++) {
+      long active = arr[i].activeIfTakeable();
+      if (active < 0) {
+        continue;
+      }
+      long load = active + (long) (sc[i] * f + 0.5); // no branch: f or the count is 0 without errors
+      if (load < least) {
+        least = load;
+        best = i;
+        if (load == 0) {
+          break; // nothing after it can be less
+        }
+      }
+    }
+    bestLoad = least;
+    return best;
   }
 
   @Override
@@ -110,13 +130,37 @@ public final class LeastLoaded implements Strategy {
         x.scaled *= f;
       }
       ref = nowNanos;
+      mirror(synced);
     }
     errors.scaled += 1.0 / decay(nowNanos);
+    int i = errors.index;
+    if (i >= 0 && i < scaled.length) {
+      scaled[i] = errors.scaled;
+    }
   }
 
   @Override
   public void reset(List<Endpoint> members) {
-    states.sync(members);
+    sync(members);
+  }
+
+  private void sync(List<Endpoint> members) {
+    Object[] st = states.sync(members);
+    if (st != synced) {
+      mirror(st);
+    }
+  }
+
+  /** Copies every member's error count into {@link #scaled}, by member index. */
+  private void mirror(Object[] st) {
+    synced = st;
+    double[] next = new double[st.length];
+    for (int i = 0; i < st.length; i++) {
+      Errors errors = (Errors) st[i];
+      errors.index = i;
+      next[i] = errors.scaled;
+    }
+    scaled = next;
   }
 
   /** The recent-error count of a member now (for tests and the admin view); 0 for non-members. */

@@ -13,7 +13,8 @@ import java.util.function.Supplier;
  * W1's is dropped.
  *
  * <p>The arrays are rebuilt only when another list object is passed (the slot table passes the
- * same immutable list until the members change), so a pick costs one identity comparison.
+ * same immutable list until the members change), so a pick costs one identity comparison; a
+ * rebuild returns a new array, which tells a strategy to rebuild what it derives from the states.
  */
 final class MemberStates<S> {
   private final Supplier<S> factory;

@@ -62,4 +62,27 @@ class InterleavedWeightedRoundRobinTest {
     m.get(0).setWeight(3); // quanta 3/2 -> 2, 1, 2: rounds 1 and 2
     assertThat(picks(s, m, 8)).isEqualTo("W3 W1 W3 W1 W2 W3 W1 W3");
   }
+
+  @Test
+  void anotherEndpointsWeightChangeDoesNotRestartTheCycle() {
+    List<Endpoint> m = members("W1", "W2", "W3");
+    weights(m, 1, 2, 3);
+    InterleavedWeightedRoundRobin s = new InterleavedWeightedRoundRobin();
+    assertThat(picks(s, m, 4)).isEqualTo("W1 W2 W3 W2");
+    members("X").get(0).setWeight(5); // moves the weight epoch
+    // round 2 goes on at W3, then round 3; a restart would give W3 W2 W3 W3
+    assertThat(picks(s, m, 4)).isEqualTo("W3 W3 W1 W2");
+  }
+
+  @Test
+  void noneCanTakeLeavesTheCycleWhereItWas() {
+    List<Endpoint> m = members("W1", "W2", "W3");
+    weights(m, 1, 2, 3);
+    InterleavedWeightedRoundRobin s = new InterleavedWeightedRoundRobin();
+    assertThat(picks(s, m, 2)).isEqualTo("W1 W2");
+    m.forEach(e -> e.setAvailable(false));
+    assertThat(picks(s, m, 2)).isEqualTo("- -");
+    m.forEach(e -> e.setAvailable(true));
+    assertThat(picks(s, m, 4)).isEqualTo("W3 W2 W3 W3");
+  }
 }
