@@ -3,28 +3,27 @@ package dev.fairway.proxy;
 import dev.fairway.config.AccessLogSettings;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Instant;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Writes one access-log line per request to the SLF4J logger {@code fairway.access} (an
- * asynchronous, never-blocking appender in the shipped {@code logback.xml}).
+ * Formats one access-log line per request and hands it to the {@link AccessLogWriter}, which logs
+ * it to the SLF4J logger {@code fairway.access} off the event loop and never blocks.
  *
  * <p>Example: with {@code accessLog.format} {@code combined} a request reads
  * {@code 127.0.0.1 - - [22/Nov/2026:01:00:00 +0000] "GET / HTTP/1.1" 200 28 "-" "curl/8.0"
  * service=demo backend=demo-1 total_ms=2.1 upstream_ms=1.9 wait_ms=0.0}.
  */
 final class AccessLog {
-  private static final Logger LOG = LoggerFactory.getLogger("fairway.access");
   private final boolean json;
+  private final AccessLogWriter writer;
 
-  private AccessLog(boolean json) {
+  private AccessLog(boolean json, AccessLogWriter writer) {
     this.json = json;
+    this.writer = writer;
   }
 
   /** The log for these settings, or {@code null} when it is off. */
   static AccessLog of(AccessLogSettings settings) {
-    return settings.enabled() ? new AccessLog("json".equals(settings.format())) : null;
+    return settings.enabled() ? new AccessLog("json".equals(settings.format()), AccessLogWriter.shared()) : null;
   }
 
   /**
@@ -42,7 +41,7 @@ final class AccessLog {
         service, backend, status, req.response().bytesWritten(), (now - startNanos) / 1e6,
         slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, req.getHeader("Referer"),
         req.getHeader("User-Agent"));
-    LOG.info(json ? r.json() : r.combined());
+    writer.offer(json ? r.json() : r.combined());
   }
 
   private static String httpVersion(HttpServerRequest req) {
