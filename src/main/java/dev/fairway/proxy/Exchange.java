@@ -66,6 +66,8 @@ final class Exchange extends Waiter {
   private long uploadTimer = -1;
   private String loadReport;
   private final Consumer<Failure> bodyFaultHandler = this::onBodyFault;
+  /** The client connection's guard, looked up once; {@code null} for a refused connection. */
+  private FramingGuard clientGuard;
 
   /** How an exchange ended, as far as the backend's record is concerned. */
   private enum Outcome { OK, FAILED, ABORTED }
@@ -85,9 +87,9 @@ final class Exchange extends Waiter {
   void start() {
     req.pause();
     resp.closeHandler(v -> onClientGone());
-    FramingGuard guard = proxy.guard(req.connection());
-    if (guard != null) {
-      guard.bodyFault(bodyFaultHandler);
+    clientGuard = proxy.guard(req.connection());
+    if (clientGuard != null) {
+      clientGuard.bodyFault(bodyFaultHandler);
     }
     Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
@@ -306,9 +308,8 @@ final class Exchange extends Waiter {
         resp.headers().add(h.getKey(), h.getValue());
       }
     });
-    FramingGuard guard = proxy.guard(req.connection());
-    if (guard != null) {
-      guard.tunnel();
+    if (clientGuard != null) {
+      clientGuard.tunnel();
     }
     req.toNetSocket().onComplete(ar -> {
       if (ar.failed()) {
@@ -525,9 +526,8 @@ final class Exchange extends Waiter {
       return;
     }
     logged = true;
-    FramingGuard guard = proxy.guard(req.connection());
-    if (guard != null) {
-      guard.releaseBodyFault(bodyFaultHandler);
+    if (clientGuard != null) {
+      clientGuard.releaseBodyFault(bodyFaultHandler);
     }
     AccessLog log = proxy.accessLog();
     if (log == null) {
