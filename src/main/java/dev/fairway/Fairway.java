@@ -8,6 +8,8 @@ import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.LocalCodec;
 import dev.fairway.demo.DemoVerticle;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.proxy.HttpMeters;
+import dev.fairway.proxy.Listener;
 import dev.fairway.proxy.ProxyShared;
 import dev.fairway.proxy.ProxyVerticle;
 import dev.fairway.slots.SlotTable;
@@ -45,6 +47,8 @@ public final class Fairway {
   private final AtomicBoolean draining = new AtomicBoolean();
   private final AtomicInteger clientConnections = new AtomicInteger();
   private final List<ProxyVerticle> proxies = new CopyOnWriteArrayList<>();
+  private final Listener listener = new Listener();
+  private final HttpMeters httpMeters;
   private Future<Void> drained;
 
   private Fairway(Vertx vertx, FairwayConfig config, BalancerVerticle.ConfigSource source,
@@ -54,6 +58,7 @@ public final class Fairway {
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
     this.metrics = new FairwayMetrics(registry, table);
+    this.httpMeters = HttpMeters.of(vertx, config.proxy().host(), config.proxy().port());
   }
 
   /** Deploys everything with a registry of its own; fails if any listener cannot bind. */
@@ -88,11 +93,13 @@ public final class Fairway {
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
-          ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(),
-              new ProxyShared(table, metrics, draining::get, clientConnections, config.accessLog()), proxyPort::set);
+          ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), new ProxyShared(table, metrics,
+              draining::get, clientConnections, config.accessLog(), listener, httpMeters));
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))
+        .compose(v -> listener.bind(vertx, config.proxy().host(), config.proxy().port()))
+        .onSuccess(proxyPort::set)
         .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances)",
             config.proxy().host(), proxyPort.get(), instances));
   }
@@ -114,7 +121,10 @@ public final class Fairway {
     Promise<Void> graceOver = Promise.promise();
     vertx.setTimer(Math.max(1, grace), id -> graceOver.complete());
     drained = graceOver.future()
-        .compose(v -> Future.join(proxies.stream().map(p -> p.drain(timeout)).toList()))
+        .compose(v -> {
+          listener.close();
+          return Future.join(proxies.stream().map(p -> p.drain(timeout)).toList());
+        })
         .transform(ar -> {
           int left = table.view().endpoints().values().stream().mapToInt(c -> c.active()).sum();
           LOG.info("drained: listener closed, {} requests still in flight", left);

@@ -36,6 +36,7 @@ public final class Endpoint {
   private final String id;
   private final String host;
   private final int port;
+  private final String address;
   private volatile int active;
   /** Capacity while available, 0 while not: a slot may be taken while {@code active < limit}. */
   private volatile int limit = 1;
@@ -47,6 +48,7 @@ public final class Endpoint {
     this.id = id;
     this.host = host;
     this.port = port;
+    this.address = host + ":" + port;
   }
 
   /**
@@ -69,6 +71,11 @@ public final class Endpoint {
 
   public int port() {
     return port;
+  }
+
+  /** {@code host:port}, e.g. {@code 127.0.0.1:9001}. */
+  public String address() {
+    return address;
   }
 
   public int capacity() {

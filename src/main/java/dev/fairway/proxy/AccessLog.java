@@ -1,7 +1,8 @@
 package dev.fairway.proxy;
 
 import dev.fairway.config.AccessLogSettings;
-import io.vertx.core.http.HttpServerRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
 import java.time.Instant;
 
 /**
@@ -27,31 +28,20 @@ final class AccessLog {
   }
 
   /**
+   * @param remote     the client's address
+   * @param bytes      body bytes sent to the client
    * @param startNanos when the request arrived ({@code System.nanoTime()})
    * @param slotNanos  when the backend's slot was taken, or 0
    * @param waitNanos  time spent waiting for a slot
    */
-  void log(HttpServerRequest req, String service, String backend, int status, long startNanos, long slotNanos,
-           long waitNanos) {
+  void log(HttpRequest req, String remote, String service, String backend, int status, long bytes, long startNanos,
+           long slotNanos, long waitNanos) {
     long now = System.nanoTime();
     Instant arrived = Instant.ofEpochMilli(System.currentTimeMillis() - (now - startNanos) / 1_000_000);
-    AccessRecord r = new AccessRecord(arrived,
-        req.remoteAddress() == null ? "-" : req.remoteAddress().hostAddress(), req.method().name(), req.uri(),
-        httpVersion(req),
-        service, backend, status, req.response().bytesWritten(), (now - startNanos) / 1e6,
-        slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, req.getHeader("Referer"),
-        req.getHeader("User-Agent"));
+    AccessRecord r = new AccessRecord(arrived, remote, req.method().name(), req.uri(),
+        req.protocolVersion().text(), service, backend, status, bytes, (now - startNanos) / 1e6,
+        slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, req.headers().get(HttpHeaderNames.REFERER),
+        req.headers().get(HttpHeaderNames.USER_AGENT));
     writer.offer(json ? r.json() : r.combined());
-  }
-
-  private static String httpVersion(HttpServerRequest req) {
-    if (req.version() == null) {
-      return "HTTP/1.1";
-    }
-    return switch (req.version()) {
-      case HTTP_1_0 -> "HTTP/1.0";
-      case HTTP_1_1 -> "HTTP/1.1";
-      case HTTP_2 -> "HTTP/2";
-    };
   }
 }

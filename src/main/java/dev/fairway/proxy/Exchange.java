@@ -6,94 +6,126 @@ import dev.fairway.metrics.ServiceMeters;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.slots.Waiter;
-import io.vertx.core.AsyncResult;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpClosedException;
-import io.vertx.core.http.HttpConnection;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.http.RequestOptions;
-import io.vertx.core.net.NetSocket;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
-import io.vertx.core.net.impl.ConnectionBase;
-import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http.HttpResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One client request on its way through the proxy: take a slot (or wait for one), connect,
- * stream the request and the response with back-pressure, release the slot exactly once.
+ * One client request on its way through the proxy: take a slot (or wait for one), get a backend
+ * connection, stream the request and the response with back-pressure, release the slot exactly
+ * once.
  *
  * <p>Example: {@code GET /} routed to a service whose backends are all full waits up to
- * {@code waitTimeoutMs}; granted b2 it connects to b2, and when the last byte of b2's answer is
- * written to the client the slot goes back to the table (or straight to the next waiter).
+ * {@code waitTimeoutMs}; granted b2 it takes an idle connection to b2 (or opens one), and when
+ * the last byte of b2's answer is written to the client the slot goes back to the table (or
+ * straight to the next waiter) and the connection back to the pool.
  *
- * <p>Everything but {@link #granted} runs on the proxy verticle's event loop.
+ * <p>The request and response heads are Netty's own objects, edited in place and passed on; body
+ * parts are passed on as they come, without copying. Everything but {@link #granted} runs on the
+ * client connection's event loop.
  */
 final class Exchange extends Waiter {
+  private static final ByteBuf CONTINUE =
+      Unpooled.unreleasableBuffer(Unpooled.copiedBuffer("HTTP/1.1 100 Continue\r\n\r\n", StandardCharsets.US_ASCII));
+
   private final ProxyVerticle proxy;
-  private final HttpServerRequest req;
-  private final HttpServerResponse resp;
+  private final ClientConnection conn;
+  private final HttpRequest req;
   private final Route route;
   private final SlotTable table;
   private final ServiceMeters meters;
-  private final Context context;
+  private final HttpMeters httpMeters;
+  private final String authority;
   private final long startNanos;
+  private final boolean hasBody;
+  private final boolean upgrade;
+  private final boolean headRequest;
+  private final Consumer<Failure> bodyFaultHandler = this::onBodyFault;
 
-  private long waitTimer = -1;
   /** Links and deadline in the verticle's {@link ResponseDeadlines}. */
   Exchange prevArmed;
   Exchange nextArmed;
   long deadlineNanos;
   boolean armed;
-  private long slotNanos;
-  private HttpClientRequest backendReq;
+
+  private ScheduledFuture<?> waitTimer;
+  private ScheduledFuture<?> uploadTimer;
+  private Upstream upstream;
+  /** Body parts that came before the backend connection was ready. */
+  private ArrayDeque<HttpContent> pending;
+  private boolean headPrepared;
+  private boolean requestEnded;
+  private boolean requestSent;
+  private boolean responseStarted;
+  private boolean informational;
+  private boolean responseKeepAlive;
+  private boolean closeClient;
+  private boolean tunnelled;
   private boolean retried;
-  private boolean reusedConnection;
   private boolean responseTimedOut;
+  private boolean uploadStalled;
   private boolean clientGone;
   private boolean done;
   private boolean logged;
   private int backendStatus;
+  private int status;
+  private long slotNanos;
   private long waitNanos;
-  private boolean uploadStalled;
-  private long uploadTimer = -1;
+  private long bytesIn;
+  private long bytesOut;
   private String loadReport;
-  private final Consumer<Failure> bodyFaultHandler = this::onBodyFault;
-  /** The client connection's guard, looked up once; {@code null} for a refused connection. */
-  private FramingGuard clientGuard;
+  private Object serverMetric;
+  private Object clientMetric;
 
   /** How an exchange ended, as far as the backend's record is concerned. */
   private enum Outcome { OK, FAILED, ABORTED }
 
-  Exchange(ProxyVerticle proxy, HttpServerRequest req, Route route, SlotTable table, ServiceMeters meters,
-           Context context) {
-    this.meters = meters;
+  /**
+   * @param authority the client's {@code Host}, or {@code null}
+   */
+  Exchange(ProxyVerticle proxy, ClientConnection conn, HttpRequest req, Route route, String authority) {
     this.proxy = proxy;
+    this.conn = conn;
     this.req = req;
-    this.resp = req.response();
     this.route = route;
-    this.table = table;
-    this.context = context;
+    this.table = proxy.table();
+    this.meters = proxy.metrics().service(route.service());
+    this.httpMeters = proxy.meters();
+    this.authority = authority;
     this.startNanos = System.nanoTime();
+    this.hasBody = hasBody(req.headers());
+    this.headRequest = req.method() == HttpMethod.HEAD;
+    this.upgrade = isUpgrade(req) && !hasBody;
   }
 
   void start() {
-    req.pause();
-    resp.closeHandler(v -> onClientGone());
-    clientGuard = proxy.guard(req.connection());
-    if (clientGuard != null) {
-      clientGuard.bodyFault(bodyFaultHandler);
+    if (httpMeters.on()) {
+      serverMetric = httpMeters.serverRequest(conn.socketMetric(), HttpMeters.Observed.of(req, conn.remoteAddress()));
+    }
+    conn.guard.bodyFault(bodyFaultHandler);
+    if (hasBody) {
+      conn.pause(ClientConnection.PAUSE_AWAIT);
     }
     Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
-      case GRANTED -> connect(endpoint());
+      case GRANTED -> connect(endpoint(), false);
       case QUEUED -> awaitSlot();
       case NO_BACKEND -> {
         meters.noBackend().increment();
@@ -106,16 +138,37 @@ final class Exchange extends Waiter {
     }
   }
 
+  /** Whether a request carries a body (RFC 9112 §6.3: only a framing header says so). */
+  static boolean hasBody(HttpHeaders h) {
+    if (h.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+      return true;
+    }
+    String cl = h.get(HttpHeaderNames.CONTENT_LENGTH);
+    return cl != null && !cl.equals("0");
+  }
+
+  /** A bodiless {@code GET} asking to switch protocols ({@code Upgrade}, e.g. WebSocket). */
+  static boolean isUpgrade(HttpRequest req) {
+    HttpHeaders h = req.headers();
+    return req.method() == HttpMethod.GET && h.contains(HttpHeaderNames.UPGRADE)
+        && Headers.listedIn(Headers.connectionValue(h), "upgrade");
+  }
+
+  private static boolean isIdempotent(HttpMethod m) {
+    return m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS || m == HttpMethod.TRACE
+        || m == HttpMethod.PUT || m == HttpMethod.DELETE;
+  }
+
   private void awaitSlot() {
     if (route.waitTimeoutMs() == 0) {
       onWaitTimeout();
       return;
     }
-    waitTimer = vertx().setTimer(route.waitTimeoutMs(), id -> onWaitTimeout());
+    waitTimer = conn.channel().eventLoop().schedule(this::onWaitTimeout, route.waitTimeoutMs(), TimeUnit.MILLISECONDS);
   }
 
   private void onWaitTimeout() {
-    waitTimer = -1;
+    waitTimer = null;
     if (table.cancel(this)) {
       meters.slotTimeouts().increment();
       meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
@@ -125,150 +178,358 @@ final class Exchange extends Waiter {
 
   @Override
   protected void granted(Endpoint endpoint) {
-    context.runOnContext(v -> {
-      if (waitTimer >= 0) {
-        vertx().cancelTimer(waitTimer);
-        waitTimer = -1;
+    conn.channel().eventLoop().execute(() -> {
+      if (waitTimer != null) {
+        waitTimer.cancel(false);
+        waitTimer = null;
       }
       waitNanos = System.nanoTime() - enqueuedNanos();
       meters.slotWait().record(waitNanos, TimeUnit.NANOSECONDS);
       if (clientGone) {
         release(Outcome.ABORTED);
+        finish(0);
       } else {
-        connect(endpoint);
+        connect(endpoint, false);
       }
     });
-  }
-
-  private void connect(Endpoint e) {
-    connect(e, false);
   }
 
   /** @param fresh on a new connection, never a pooled one (retry after a stale keep-alive one) */
   private void connect(Endpoint e, boolean fresh) {
     slotNanos = System.nanoTime();
-    RequestOptions options = new RequestOptions()
-        .setHost(e.host())
-        .setPort(e.port())
-        .setMethod(req.method())
-        .setURI(req.uri())
-        .setConnectTimeout(route.timeouts().connectMs());
-    (fresh ? proxy.freshClient() : proxy.client()).request(options).onComplete(this::onConnected);
-  }
-
-  private void onConnected(AsyncResult<HttpClientRequest> ar) {
-    if (ar.failed()) {
-      onConnectFailed();
-      return;
-    }
-    HttpClientRequest creq = ar.result();
-    if (clientGone) {
-      creq.reset();
-      release(Outcome.ABORTED);
-      return;
-    }
-    backendReq = creq;
-    guardResponses(creq);
-    Headers.toBackend(req, creq.headers(), proxy.limits());
-    if (req.authority() != null) {
-      creq.authority(req.authority());
-    }
-    creq.response().onComplete(this::onResponse);
-    if (isUpgrade(req)) {
-      creq.putHeader(HttpHeaders.UPGRADE, req.getHeader(HttpHeaders.UPGRADE));
-      creq.putHeader(HttpHeaders.CONNECTION, HttpHeaders.UPGRADE);
-      creq.connect();
-      armResponseTimer();
-    } else if (hasBody(req)) {
-      if (!creq.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
-        creq.setChunked(true);
-      }
-      streamRequestBody(creq);
+    Upstream u = fresh ? null : proxy.pool().poll(e.address());
+    if (u != null) {
+      send(u);
     } else {
-      creq.end();
-      req.resume();
-      armResponseTimer();
+      proxy.pool().connect(e.host(), e.port(), (int) Math.min(Integer.MAX_VALUE, route.timeouts().connectMs()), this::onConnect);
     }
+  }
+
+  private void onConnect(Upstream u, Throwable failure) {
+    if (failure != null) {
+      release(Outcome.FAILED);
+      if (clientGone) {
+        finish(0);
+      } else {
+        retryElsewhere(Failure.CONNECT_FAILED);
+      }
+      return;
+    }
+    if (clientGone) {
+      proxy.pool().offer(u); // unused: as good as new for the next request
+      release(Outcome.ABORTED);
+      finish(0);
+      return;
+    }
+    send(u);
+  }
+
+  /** Writes the request head, and whatever of the body came already, to the backend connection. */
+  private void send(Upstream u) {
+    upstream = u;
+    u.attach(this);
+    u.guard.expectResponseTo(headRequest);
+    Channel ch = u.channel();
+    if (!headPrepared) {
+      prepareHead();
+    }
+    if (httpMeters.on()) {
+      clientMetric = httpMeters.clientRequest(endpoint().host(), endpoint().port(),
+          HttpMeters.Observed.of(req, conn.remoteAddress()));
+    }
+    ch.write(req);
+    if (!hasBody) {
+      ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+      requestSent();
+      return;
+    }
+    if (pending != null) {
+      HttpContent c;
+      while ((c = pending.poll()) != null) {
+        ch.write(c);
+      }
+    }
+    ch.flush();
+    if (requestEnded) {
+      requestSent();
+      return;
+    }
+    if (HttpUtil.is100ContinueExpected(req)) {
+      conn.ctx().pipeline().context(FramingGuard.NAME).writeAndFlush(CONTINUE.duplicate());
+    }
+    if (!ch.isWritable()) {
+      conn.pause(ClientConnection.PAUSE_UPSTREAM);
+      armUploadTimer();
+    }
+    conn.resume(ClientConnection.PAUSE_AWAIT);
+  }
+
+  /** Turns the client's request head into the backend's (once: a retry sends the same head). */
+  private void prepareHead() {
+    headPrepared = true;
+    HttpHeaders h = req.headers();
+    boolean chunked = HttpUtil.isTransferEncodingChunked(req);
+    String upgradeTo = upgrade ? h.get(HttpHeaderNames.UPGRADE) : null;
+    Headers.toBackend(h, conn.remote(), authority, proxy.limits());
+    h.set(HttpHeaderNames.HOST, authority != null ? authority : endpoint().address());
+    if (chunked) {
+      h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    }
+    if (upgradeTo != null) {
+      h.set(HttpHeaderNames.UPGRADE, upgradeTo);
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+    }
+    req.setProtocolVersion(HttpVersion.HTTP_1_1);
+  }
+
+  /** A part of the client's request body (or its end). */
+  void fromClient(HttpContent c) {
+    boolean last = c instanceof LastHttpContent;
+    if (last) {
+      requestEnded = true;
+    }
+    if (done || !hasBody) {
+      c.release();
+      return;
+    }
+    bytesIn += c.content().readableBytes();
+    Upstream u = upstream;
+    if (u == null) {
+      if (pending == null) {
+        pending = new ArrayDeque<>(4);
+      }
+      pending.add(c);
+      return;
+    }
+    Channel ch = u.channel();
+    ch.write(c);
+    if (last) {
+      requestSent();
+    } else if (!ch.isWritable()) {
+      conn.pause(ClientConnection.PAUSE_UPSTREAM);
+      armUploadTimer();
+    }
+  }
+
+  /** The client's read batch is over: send what it gave. */
+  void flushToUpstream() {
+    Upstream u = upstream;
+    if (u != null) {
+      u.channel().flush();
+    }
+  }
+
+  private void requestSent() {
+    requestSent = true;
+    cancelUploadTimer();
+    httpMeters.clientRequestSent(clientMetric, bytesIn);
+    if (!responseStarted && !armed) {
+      proxy.deadlines().arm(this, System.nanoTime() + route.timeouts().responseMs() * 1_000_000L);
+    }
+  }
+
+  /** The backend's connection can take more of the body. */
+  void upstreamWritable() {
+    if (tunnelled) {
+      conn.resume(ClientConnection.PAUSE_TUNNEL);
+      return;
+    }
+    if (!done) {
+      cancelUploadTimer();
+      conn.resume(ClientConnection.PAUSE_UPSTREAM);
+    }
+  }
+
+  /** The client's connection can take more of the response. */
+  void clientWritable() {
+    Upstream u = upstream;
+    if (u != null) {
+      u.channel().config().setAutoRead(true);
+    }
+  }
+
+  /** Something the backend sent: a response head, a body part, or (tunnelled) raw bytes. */
+  void fromUpstream(Object msg) {
+    if (tunnelled) {
+      if (msg instanceof ByteBuf || msg instanceof HttpContent c && c.content().isReadable()) {
+        conn.channel().write(msg instanceof HttpContent c ? c.content() : msg);
+        if (!conn.channel().isWritable()) {
+          upstream.channel().config().setAutoRead(false);
+        }
+      } else {
+        ReferenceCountUtil.release(msg);
+      }
+      return;
+    }
+    if (msg instanceof HttpResponse r) {
+      onResponseHead(r);
+    }
+    if (msg instanceof HttpContent c) {
+      onResponseContent(c);
+    } else if (!(msg instanceof HttpResponse)) {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void onResponseHead(HttpResponse r) {
+    if (r.decoderResult().isFailure()) {
+      upstream.cause = r.decoderResult().cause();
+      upstream.channel().close();
+      return;
+    }
+    int code = r.status().code();
+    if (code == 101 && upgrade) {
+      tunnel(r);
+      return;
+    }
+    if (code < 200) {
+      informational = true; // 1xx interim responses are not relayed (Fairway answers 100-continue itself)
+      return;
+    }
+    proxy.deadlines().disarm(this);
+    backendStatus = code;
+    status = code;
+    responseStarted = true;
+    HttpHeaders h = r.headers();
+    loadReport = h.get(Headers.LOAD_METRICS);
+    if (h.contains(Headers.LAME_DUCK) && "true".equalsIgnoreCase(h.get(Headers.LAME_DUCK))) {
+      proxy.lameDuckSignal(endpoint());
+    }
+    responseKeepAlive = HttpUtil.isKeepAlive(r);
+    boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
+    Headers.toClient(h);
+    HttpVersion version = req.protocolVersion() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    r.setProtocolVersion(version);
+    closeClient = !HttpUtil.isKeepAlive(req) || proxy.draining();
+    boolean bodyless = headRequest || code == 204 || code == 304;
+    if (!framed && !bodyless) {
+      if (version == HttpVersion.HTTP_1_1) {
+        h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      } else {
+        closeClient = true; // an HTTP/1.0 client reads a body of unknown length until the connection closes
+      }
+    }
+    if (closeClient) {
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (version == HttpVersion.HTTP_1_0) {
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    }
+    httpMeters.serverResponse(serverMetric, code);
+    httpMeters.clientResponse(clientMetric, code);
+    conn.ctx().write(r);
+  }
+
+  private void onResponseContent(HttpContent c) {
+    boolean last = c instanceof LastHttpContent;
+    if (informational || !responseStarted) {
+      c.release();
+      if (last) {
+        informational = false;
+      }
+      return;
+    }
+    bytesOut += c.content().readableBytes();
+    if (!last) {
+      conn.ctx().write(c);
+      if (!conn.channel().isWritable()) {
+        upstream.channel().config().setAutoRead(false);
+      }
+      return;
+    }
+    done = true;
+    Upstream u = upstream;
+    upstream = null;
+    u.detach();
+    if (requestSent && responseKeepAlive && u.channel().isActive()) {
+      u.channel().config().setAutoRead(true);
+      proxy.pool().offer(u);
+    } else {
+      u.channel().close();
+    }
+    boolean close = closeClient || hasBody && !requestEnded; // the rest of an unread body cannot be skipped
+    conn.ctx().writeAndFlush(c);
+    httpMeters.clientEnd(clientMetric, true, bytesOut);
+    release(backendStatus >= 500 ? Outcome.FAILED : Outcome.OK);
+    finish(status);
+    conn.exchangeDone(this, close);
+  }
+
+  /** The backend's read batch is over: send the client what it gave. */
+  void flushToClient() {
+    conn.channel().flush();
   }
 
   /**
-   * Puts a {@link FramingGuard} in front of a new backend connection's decoder, and tells the
-   * connection's guard whether the response will answer a {@code HEAD}. Notes whether the
-   * connection is a pooled one that carried requests before.
+   * The backend switched protocols: relay its {@code 101} and then the raw bytes both ways. The
+   * slot stays taken while the tunnel is open and is released once, when either side closes.
    */
-  private void guardResponses(HttpClientRequest creq) {
-    HttpConnection connection = creq.connection();
-    FramingGuard guard = proxy.reused(connection);
-    reusedConnection = guard != null || proxy.seen(connection);
-    if (!reusedConnection) {
-      guard = newGuard(connection);
-      proxy.firstUse(connection, guard);
-    }
-    if (guard != null) {
-      guard.expectResponseTo(req.method() == HttpMethod.HEAD);
-    }
+  private void tunnel(HttpResponse r) {
+    proxy.deadlines().disarm(this);
+    tunnelled = true;
+    done = true;
+    status = 101;
+    backendStatus = 101;
+    r.headers().remove(Headers.LAME_DUCK).remove(Headers.LOAD_METRICS);
+    r.setProtocolVersion(HttpVersion.HTTP_1_1);
+    httpMeters.serverResponse(serverMetric, 101);
+    conn.ctx().writeAndFlush(r);
+    conn.tunnelTo(upstream.channel());
+    upstream.channel().pipeline().remove("codec");
   }
 
-  private static FramingGuard newGuard(HttpConnection connection) {
-    if (!(connection instanceof ConnectionBase c)) {
-      return null;
+  /** The tunnel closed on either side: close the other, release the slot (once). */
+  private void closeTunnel() {
+    if (logged) {
+      return;
     }
-    ChannelPipeline pipeline = c.channelHandlerContext().pipeline();
-    FramingGuard guard = (FramingGuard) pipeline.get(FramingGuard.NAME);
-    if (guard == null && pipeline.get("codec") != null) {
-      guard = FramingGuard.forResponses();
-      pipeline.addBefore("codec", FramingGuard.NAME, guard);
+    Upstream u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.detach();
+      u.channel().close();
     }
-    return guard;
+    conn.channel().close();
+    release(Outcome.OK);
+    finish(101);
   }
 
-  /**
-   * The client's body turned out malformed (a bad chunk size, say) while being forwarded: the
-   * backend's request is reset, never completed, and the client gets 400 (or an aborted stream if
-   * its response had begun).
-   */
-  private void onBodyFault(Failure f) {
+  /** The backend connection closed while this exchange had it. */
+  void upstreamClosed(Upstream u) {
+    if (u != upstream) {
+      return;
+    }
+    if (tunnelled) {
+      closeTunnel();
+      return;
+    }
+    upstream = null;
+    proxy.deadlines().disarm(this);
+    cancelUploadTimer();
     if (done) {
       return;
     }
-    if (resp.headWritten()) {
-      abort();
+    httpMeters.clientEnd(clientMetric, false, 0);
+    if (responseStarted) {
+      abort(Outcome.FAILED);
       return;
     }
-    onClientGone();
-    proxy.respond(req, f, 0);
-  }
-
-  /** Whether the request carries a body (RFC 9112 §6.3: only a framing header says so). */
-  static boolean hasBody(HttpServerRequest req) {
-    String te = req.getHeader(HttpHeaders.TRANSFER_ENCODING);
-    if (te != null) {
-      return true;
+    if (staleConnection(u)) {
+      release(Outcome.ABORTED);
+      retryElsewhere(Failure.BAD_RESPONSE);
+      return;
     }
-    String cl = req.getHeader(HttpHeaders.CONTENT_LENGTH);
-    return cl != null && !cl.equals("0");
-  }
-
-  private void onConnectFailed() {
     release(Outcome.FAILED);
-    if (!clientGone) {
-      retryElsewhere(Failure.CONNECT_FAILED);
-    }
+    fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT : uploadStalled ? Failure.UPLOAD_STALLED : Failure.BAD_RESPONSE);
   }
 
   /**
    * A pooled keep-alive connection that the backend had closed while idle: the request died with
-   * the connection (closed or reset) before any response byte. A request without a body and with
-   * an idempotent method is then safe to send again, and must not turn into a client error.
+   * the connection (closed or reset) before any response. A request without a body and with an
+   * idempotent method is then safe to send again, and must not turn into a client error.
    */
-  private boolean staleConnection(Throwable cause) {
-    return reusedConnection && (cause instanceof HttpClosedException || cause instanceof IOException)
-        && !hasBody(req) && isIdempotent(req.method());
-  }
-
-  private static boolean isIdempotent(HttpMethod m) {
-    return m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS || m == HttpMethod.TRACE
-        || m == HttpMethod.PUT || m == HttpMethod.DELETE;
+  private boolean staleConnection(Upstream u) {
+    return u.reused && !responseTimedOut && !uploadStalled && !informational
+        && (u.cause == null || u.cause instanceof IOException) && !hasBody && isIdempotent(req.method());
   }
 
   /**
@@ -279,7 +540,6 @@ final class Exchange extends Waiter {
     Endpoint failed = endpoint();
     if (!retried && table.acquireExcept(route.slots(), this, System.nanoTime(), failed) == Admission.GRANTED) {
       retried = true;
-      backendReq = null;
       meters.retries().increment();
       connect(endpoint(), true);
       return;
@@ -287,257 +547,162 @@ final class Exchange extends Waiter {
     fail(otherwise);
   }
 
-  /** A bodiless {@code GET} asking to switch protocols ({@code Upgrade}, e.g. WebSocket). */
-  static boolean isUpgrade(HttpServerRequest req) {
-    String connection = req.getHeader(HttpHeaders.CONNECTION);
-    return req.method() == HttpMethod.GET && req.getHeader(HttpHeaders.UPGRADE) != null && connection != null
-        && Headers.listedIn(Headers.connectionValue(req.headers()), "upgrade")
-        && !hasBody(req);
-  }
-
-  /**
-   * The backend switched protocols: relay its {@code 101} and then the raw bytes both ways. The
-   * slot stays taken while the tunnel is open and is released once, when either side closes.
-   */
-  private void tunnel(HttpClientResponse bresp) {
-    done = true;
-    NetSocket backend = bresp.netSocket();
-    resp.setStatusCode(101);
-    bresp.headers().forEach(h -> {
-      if (!h.getKey().equalsIgnoreCase(Headers.LAME_DUCK) && !h.getKey().equalsIgnoreCase(Headers.LOAD_METRICS)) {
-        resp.headers().add(h.getKey(), h.getValue());
-      }
-    });
-    if (clientGuard != null) {
-      clientGuard.tunnel();
-    }
-    req.toNetSocket().onComplete(ar -> {
-      if (ar.failed()) {
-        backend.close();
-        release(Outcome.FAILED);
-        finish(0);
-        return;
-      }
-      NetSocket client = ar.result();
-      client.pipeTo(backend);
-      backend.pipeTo(client);
-      client.closeHandler(v -> {
-        backend.close();
-        closeTunnel();
-      });
-      backend.closeHandler(v -> {
-        client.close();
-        closeTunnel();
-      });
-    });
-  }
-
-  private void closeTunnel() {
-    release(Outcome.OK);
-    finish(101);
-  }
-
-  /** Streams the client's body to the backend, pausing the client while the backend is slow. */
-  private void streamRequestBody(HttpClientRequest creq) {
-    req.handler(buf -> {
-      creq.write(buf);
-      if (creq.writeQueueFull()) {
-        req.pause();
-        armUploadTimer();
-        creq.drainHandler(v -> {
-          cancelUploadTimer();
-          req.resume();
-        });
-      }
-    });
-    req.exceptionHandler(e -> creq.reset());
-    req.endHandler(v -> {
-      cancelUploadTimer();
-      creq.end();
-      armResponseTimer();
-    });
-    req.resume();
-  }
-
   /** The backend stopped reading the body: give it {@code uploadIdleMs}, then give up (504). */
   private void armUploadTimer() {
     cancelUploadTimer();
-    uploadTimer = vertx().setTimer(route.timeouts().uploadIdleMs(), id -> {
-      uploadTimer = -1;
-      if (!done && backendReq != null) {
+    uploadTimer = conn.channel().eventLoop().schedule(() -> {
+      uploadTimer = null;
+      if (!done && upstream != null) {
         uploadStalled = true;
-        backendReq.reset();
+        upstream.channel().close();
       }
-    });
+    }, route.timeouts().uploadIdleMs(), TimeUnit.MILLISECONDS);
   }
 
   private void cancelUploadTimer() {
-    if (uploadTimer >= 0) {
-      vertx().cancelTimer(uploadTimer);
-      uploadTimer = -1;
+    if (uploadTimer != null) {
+      uploadTimer.cancel(false);
+      uploadTimer = null;
     }
-  }
-
-  private void armResponseTimer() {
-    if (done || backendReq == null || armed) {
-      return;
-    }
-    proxy.deadlines().arm(this, System.nanoTime() + route.timeouts().responseMs() * 1_000_000L);
-  }
-
-  private void cancelResponseTimer() {
-    proxy.deadlines().disarm(this);
   }
 
   /** No response headers within {@code responseMs}: give up on the backend (the result is 504). */
   void onResponseTimeout() {
-    responseTimedOut = true;
-    backendReq.reset();
-  }
-
-  private void onResponse(AsyncResult<HttpClientResponse> ar) {
-    cancelResponseTimer();
-    cancelUploadTimer();
-    if (ar.failed()) {
-      if (!clientGone && !responseTimedOut && staleConnection(ar.cause())) {
-        release(Outcome.ABORTED);
-        retryElsewhere(Failure.BAD_RESPONSE);
-        return;
-      }
-      release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
-      if (!clientGone) {
-        fail(responseTimedOut ? Failure.RESPONSE_TIMEOUT
-            : uploadStalled ? Failure.UPLOAD_STALLED : Failure.BAD_RESPONSE);
-      }
-      return;
+    if (upstream != null && !done) {
+      responseTimedOut = true;
+      upstream.channel().close();
     }
-    HttpClientResponse bresp = ar.result();
-    backendStatus = bresp.statusCode();
-    if (clientGone) {
-      backendReq.reset();
-      release(Outcome.ABORTED);
-      return;
-    }
-    if (backendStatus == 101 && isUpgrade(req)) {
-      tunnel(bresp);
-      return;
-    }
-    loadReport = bresp.getHeader(Headers.LOAD_METRICS);
-    if ("true".equalsIgnoreCase(bresp.getHeader(Headers.LAME_DUCK))) {
-      proxy.lameDuckSignal(endpoint());
-    }
-    resp.setStatusCode(bresp.statusCode());
-    String reason = bresp.statusMessage();
-    if (reason != null && !reason.equals(HttpResponseStatus.valueOf(backendStatus).reasonPhrase())) {
-      resp.setStatusMessage(reason); // only an unusual reason: the usual one is a cached constant
-    }
-    Headers.toClient(bresp.headers(), resp.headers());
-    if (!resp.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
-      resp.setChunked(true);
-    }
-    Outcome outcome = bresp.statusCode() >= 500 ? Outcome.FAILED : Outcome.OK;
-    streamResponseBody(bresp, outcome);
   }
 
   /**
-   * Streams the backend's body to the client, pausing the backend while the client is slow. A
-   * failure of either side aborts the client connection: never a clean end.
+   * The client's body turned out malformed (a bad chunk size, say) while being forwarded: the
+   * backend's request is cut, never completed, and the client gets 400 (or an aborted stream if
+   * its response had begun).
    */
-  private void streamResponseBody(HttpClientResponse bresp, Outcome outcome) {
-    bresp.handler(buf -> {
-      resp.write(buf);
-      if (resp.writeQueueFull()) {
-        bresp.pause();
-        resp.drainHandler(v -> bresp.resume());
-      }
-    });
-    bresp.exceptionHandler(e -> abort());
-    bresp.endHandler(v -> {
-      if (done) {
-        return;
-      }
-      done = true;
-      resp.end();
-      release(outcome);
-      finish(resp.getStatusCode());
-    });
-  }
-
-  /** The backend died mid-body or the client went away: never end the client stream cleanly. */
-  private void abort() {
+  private void onBodyFault(Failure f) {
     if (done) {
       return;
     }
-    if (backendReq != null) {
-      backendReq.reset();
+    if (responseStarted) {
+      abort(Outcome.ABORTED);
+      return;
     }
-    cancelUploadTimer();
-    done = true;
-    resp.reset();
-    release(clientGone ? Outcome.ABORTED : Outcome.FAILED);
-    finish(0);
+    clientGone = true; // the backend side is given up as if the client had left
+    if (waitTimer != null) {
+      waitTimer.cancel(false);
+      waitTimer = null;
+      table.cancel(this); // if already granted, the grant sees clientGone and releases
+    }
+    dropUpstream();
+    release(Outcome.ABORTED);
+    fail(f);
   }
 
-  private void onClientGone() {
+  /** The client connection closed. */
+  void clientGone() {
+    if (tunnelled) {
+      closeTunnel();
+      return;
+    }
     if (done) {
       return;
     }
     clientGone = true;
-    if (waitTimer >= 0) {
-      vertx().cancelTimer(waitTimer);
-      waitTimer = -1;
+    releasePending();
+    if (waitTimer != null) {
+      waitTimer.cancel(false);
+      waitTimer = null;
       if (table.cancel(this)) {
         done = true;
         finish(0);
         return;
       }
+      return; // granted meanwhile: the grant sees clientGone and releases
     }
-    if (backendReq != null) {
-      cancelResponseTimer();
-      cancelUploadTimer();
-      backendReq.reset();
+    if (upstream != null) {
+      dropUpstream();
+      httpMeters.clientEnd(clientMetric, false, 0);
+      done = true;
+      release(Outcome.ABORTED);
+      finish(0);
     }
+    // otherwise connecting: onConnect sees clientGone
+  }
+
+  /** Closes the backend connection without hearing of it again. */
+  private void dropUpstream() {
+    proxy.deadlines().disarm(this);
+    cancelUploadTimer();
+    Upstream u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.detach();
+      u.channel().close();
+    }
+  }
+
+  /** The backend died mid-body or the client's body broke: never end the client stream cleanly. */
+  private void abort(Outcome outcome) {
+    done = true;
+    dropUpstream();
+    releasePending();
+    conn.channel().close();
+    release(outcome);
+    finish(0);
+    conn.exchangeDone(this, true);
   }
 
   private void fail(Failure f) {
     done = true;
-    proxy.respond(req, f, route.waitTimeoutMs());
-    finish(f.status());
+    releasePending();
+    if (responseStarted) {
+      abort(Outcome.FAILED);
+      return;
+    }
+    status = f.status();
+    httpMeters.serverResponse(serverMetric, status);
+    boolean close = conn.respond(req, f, route.waitTimeoutMs(), hasBody && !requestEnded);
+    bytesOut = f.reason().length() + 1;
+    finish(status);
+    conn.exchangeDone(this, close);
+  }
+
+  private void releasePending() {
+    if (pending != null) {
+      pending.forEach(HttpContent::release);
+      pending.clear();
+    }
   }
 
   private void release(Outcome outcome) {
+    if (endpoint() == null) {
+      return;
+    }
     long now = System.nanoTime();
     long latency = now - slotNanos;
     if (table.release(this, now, latency, outcome == Outcome.FAILED) && outcome != Outcome.ABORTED) {
       proxy.tally().record(endpoint().id(), latency, outcome == Outcome.FAILED, loadReport);
       proxy.metrics().backend(endpoint().id()).record(backendStatus, latency);
     }
-    if (clientGone) {
-      finish(0);
-    }
   }
 
   /**
-   * The exchange is over: lets go of the client connection's guard and writes one access-log
-   * line, when the log is on; status 0 means the connection was cut.
+   * The exchange is over: lets go of the client connection's guard, ends the Vert.x meters and
+   * writes one access-log line, when the log is on; status 0 means the connection was cut.
    */
-  private void finish(int status) {
+  private void finish(int finalStatus) {
     if (logged) {
       return;
     }
     logged = true;
-    if (clientGuard != null) {
-      clientGuard.releaseBodyFault(bodyFaultHandler);
-    }
+    conn.guard.releaseBodyFault(bodyFaultHandler);
+    httpMeters.serverEnd(serverMetric, finalStatus, bytesIn, bytesOut);
     AccessLog log = proxy.accessLog();
     if (log == null) {
       return;
     }
     Endpoint e = endpoint();
-    log.log(req, route.service(), e == null ? "-" : e.id(), status, startNanos, e == null ? 0 : slotNanos, waitNanos);
-  }
-
-  private Vertx vertx() {
-    return context.owner();
+    log.log(req, conn.remote(), route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos,
+        e == null ? 0 : slotNanos, waitNanos);
   }
 }

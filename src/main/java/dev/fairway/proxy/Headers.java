@@ -1,14 +1,16 @@
 package dev.fairway.proxy;
 
 import dev.fairway.config.EdgeLimits;
-import io.vertx.core.MultiMap;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Copies end-to-end header fields between the client and backend exchanges, dropping hop-by-hop
+ * Edits the header fields of a message in place as it crosses the proxy, dropping hop-by-hop
  * fields (RFC 9110 §7.6.1 and every field named in {@code Connection}) and the backend signals
  * Fairway consumes, and setting {@code X-Forwarded-*} and {@code Via}.
  *
@@ -22,6 +24,12 @@ final class Headers {
   static final String VIA_TOKEN = "1.1 fairway";
   static final String LAME_DUCK = "lame-duck";
   static final String LOAD_METRICS = "endpoint-load-metrics";
+  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
+  private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("X-Forwarded-Proto");
+  private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("X-Forwarded-Host");
+  private static final AsciiString VIA = AsciiString.cached("Via");
+  private static final AsciiString VIA_VALUE = AsciiString.cached(VIA_TOKEN);
+  private static final AsciiString HTTP = AsciiString.cached("http");
 
   private static final String[] HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
@@ -32,77 +40,95 @@ final class Headers {
   private Headers() {
   }
 
-  /** Copies the client's request fields to the backend request and adds the forwarding fields. */
-  static void toBackend(HttpServerRequest req, MultiMap to, EdgeLimits limits) {
-    MultiMap from = req.headers();
+  /**
+   * Turns the client's request fields into the backend's, in place, and adds the forwarding
+   * fields.
+   *
+   * @param client    the client's address ({@code X-Forwarded-For})
+   * @param authority the client's {@code Host}, or {@code null} ({@code X-Forwarded-Host})
+   */
+  static void toBackend(HttpHeaders h, String client, String authority, EdgeLimits limits) {
     int trusted = limits.trustedHops();
+    String connection = connectionValue(h);
     String priorProto = null;
     String priorHost = null;
-    String connection = connectionValue(from);
     String priorFor = null;
     String priorVia = null;
-    for (Map.Entry<String, String> h : from) {
-      String name = h.getKey();
-      if (isOneOf(name, HOP_BY_HOP) || listedIn(connection, name) || name.indexOf('_') >= 0) {
+    List<CharSequence> drop = null;
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      CharSequence name = e.getKey();
+      if (isOneOf(name, HOP_BY_HOP) || listedIn(connection, name) || AsciiString.indexOf(name, '_', 0) >= 0) {
+        drop = drop(drop, name);
         continue;
       }
-      if (name.equalsIgnoreCase("x-forwarded-proto")) {
-        priorProto = h.getValue();
+      if (name.length() < 3 || !(startsWith(name, "x-forwarded-") || equalsIgnoreCase(name, "via"))) {
         continue;
       }
-      if (name.equalsIgnoreCase("x-forwarded-host")) {
-        priorHost = h.getValue();
-        continue;
+      String value = e.getValue().toString();
+      if (equalsIgnoreCase(name, "x-forwarded-proto")) {
+        priorProto = value;
+      } else if (equalsIgnoreCase(name, "x-forwarded-host")) {
+        priorHost = value;
+      } else if (equalsIgnoreCase(name, "x-forwarded-for")) {
+        priorFor = priorFor == null ? value : priorFor + ", " + value;
+      } else if (equalsIgnoreCase(name, "via")) {
+        priorVia = priorVia == null ? value : priorVia + ", " + value;
       }
-      if (name.equalsIgnoreCase("x-forwarded-for")) {
-        priorFor = priorFor == null ? h.getValue() : priorFor + ", " + h.getValue();
-        continue;
-      }
-      if (name.equalsIgnoreCase("via")) {
-        priorVia = priorVia == null ? h.getValue() : priorVia + ", " + h.getValue();
-        continue;
-      }
-      if (name.regionMatches(true, 0, "x-forwarded-", 0, 12)) {
-        continue;
-      }
-      to.add(name, h.getValue());
+      drop = drop(drop, name);
     }
-    String client = req.remoteAddress() == null ? "unknown" : req.remoteAddress().hostAddress();
+    removeAll(h, drop);
     String kept = trusted == 0 ? null : lastEntries(priorFor, trusted);
-    to.set("X-Forwarded-For", kept == null ? client : kept + ", " + client);
-    to.set("X-Forwarded-Proto", trusted > 0 && priorProto != null ? priorProto : req.isSSL() ? "https" : "http");
+    h.set(X_FORWARDED_FOR, kept == null ? client : kept + ", " + client);
+    h.set(X_FORWARDED_PROTO, trusted > 0 && priorProto != null ? priorProto : HTTP);
     if (trusted > 0 && priorHost != null) {
-      to.set("X-Forwarded-Host", priorHost);
-    } else if (req.authority() != null) {
-      to.set("X-Forwarded-Host", req.authority().toString());
+      h.set(X_FORWARDED_HOST, priorHost);
+    } else if (authority != null) {
+      h.set(X_FORWARDED_HOST, authority);
     }
-    to.set("Via", priorVia == null ? VIA_TOKEN : priorVia + ", " + VIA_TOKEN);
+    h.set(VIA, priorVia == null ? VIA_VALUE : priorVia + ", " + VIA_TOKEN);
   }
 
-  /** Copies the backend's response fields to the client response, minus hop-by-hop and signals. */
-  static void toClient(MultiMap from, MultiMap to) {
-    String connection = connectionValue(from);
+  /** Turns the backend's response fields into the client's, in place: minus hop-by-hop and signals. */
+  static void toClient(HttpHeaders h) {
+    String connection = connectionValue(h);
     String priorVia = null;
-    for (Map.Entry<String, String> h : from) {
-      String name = h.getKey();
+    List<CharSequence> drop = null;
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      CharSequence name = e.getKey();
       if (isOneOf(name, HOP_BY_HOP) || isOneOf(name, BACKEND_SIGNALS) || listedIn(connection, name)) {
-        continue;
+        drop = drop(drop, name);
+      } else if (equalsIgnoreCase(name, "via")) {
+        priorVia = priorVia == null ? e.getValue().toString() : priorVia + ", " + e.getValue();
+        drop = drop(drop, name);
       }
-      if (name.equalsIgnoreCase("via")) {
-        priorVia = priorVia == null ? h.getValue() : priorVia + ", " + h.getValue();
-        continue;
-      }
-      to.add(name, h.getValue());
     }
-    to.set("Via", priorVia == null ? VIA_TOKEN : priorVia + ", " + VIA_TOKEN);
+    removeAll(h, drop);
+    h.set(VIA, priorVia == null ? VIA_VALUE : priorVia + ", " + VIA_TOKEN);
+  }
+
+  /** Notes a field to remove once the walk over the fields is over. */
+  private static List<CharSequence> drop(List<CharSequence> drop, CharSequence name) {
+    List<CharSequence> d = drop == null ? new ArrayList<>(4) : drop;
+    d.add(name);
+    return d;
+  }
+
+  private static void removeAll(HttpHeaders h, List<CharSequence> names) {
+    if (names != null) {
+      for (int i = 0; i < names.size(); i++) {
+        h.remove(names.get(i));
+      }
+    }
   }
 
   /** The {@code Connection} field's tokens as one comma-separated value; {@code null} if absent. */
-  static String connectionValue(MultiMap headers) {
-    if (!headers.contains(HttpHeaders.CONNECTION)) {
+  static String connectionValue(HttpHeaders headers) {
+    if (!headers.contains(HttpHeaderNames.CONNECTION)) {
       return null;
     }
-    List<String> all = headers.getAll(HttpHeaders.CONNECTION);
+    List<String> all = headers.getAll(HttpHeaderNames.CONNECTION);
     return all.size() == 1 ? all.get(0) : String.join(",", all);
   }
 
@@ -126,26 +152,35 @@ final class Headers {
   }
 
   /** Whether any field name contains an underscore (nginx and Envoy drop or reject those). */
-  static boolean hasUnderscoreName(MultiMap headers) {
-    for (String name : headers.names()) {
-      if (name.indexOf('_') >= 0) {
+  static boolean hasUnderscoreName(HttpHeaders headers) {
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+      if (AsciiString.indexOf(it.next().getKey(), '_', 0) >= 0) {
         return true;
       }
     }
     return false;
   }
 
-  private static boolean isOneOf(String name, String[] names) {
+  private static boolean isOneOf(CharSequence name, String[] names) {
     for (String n : names) {
-      if (n.length() == name.length() && n.equalsIgnoreCase(name)) {
+      if (n.length() == name.length() && AsciiString.contentEqualsIgnoreCase(n, name)) {
         return true;
       }
     }
     return false;
+  }
+
+  private static boolean equalsIgnoreCase(CharSequence name, String lower) {
+    return name.length() == lower.length() && AsciiString.contentEqualsIgnoreCase(name, lower);
+  }
+
+  private static boolean startsWith(CharSequence name, String lowerPrefix) {
+    return name.length() >= lowerPrefix.length() && AsciiString.regionMatches(name, true, 0, lowerPrefix, 0,
+        lowerPrefix.length());
   }
 
   /** Whether {@code name} is one of the comma-separated tokens of a {@code Connection} value. */
-  static boolean listedIn(String connection, String name) {
+  static boolean listedIn(String connection, CharSequence name) {
     if (connection == null) {
       return false;
     }
@@ -156,13 +191,13 @@ final class Headers {
       int end = comma < 0 ? len : comma;
       int s = start;
       int e = end;
-      while (s < e && connection.charAt(s) == ' ' || s < e && connection.charAt(s) == '\t') {
+      while (s < e && (connection.charAt(s) == ' ' || connection.charAt(s) == '\t')) {
         s++;
       }
       while (e > s && (connection.charAt(e - 1) == ' ' || connection.charAt(e - 1) == '\t')) {
         e--;
       }
-      if (e - s == name.length() && connection.regionMatches(true, s, name, 0, name.length())) {
+      if (e - s == name.length() && AsciiString.regionMatches(connection, true, s, name, 0, name.length())) {
         return true;
       }
       start = end + 1;

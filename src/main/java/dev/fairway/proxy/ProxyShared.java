@@ -17,7 +17,10 @@ import java.util.function.BooleanSupplier;
  * @param draining          whether this proxy is shutting down (responses then close keep-alive)
  * @param clientConnections open client connections of the whole process
  * @param accessLog         the access-log settings
+ * @param listener          the listening socket that hands connections to the proxy verticles
+ * @param httpMeters        Vert.x's HTTP meters, fed by the proxy verticles
  */
 public record ProxyShared(SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
-                          AtomicInteger clientConnections, AccessLogSettings accessLog) {
+                          AtomicInteger clientConnections, AccessLogSettings accessLog,
+                          Listener listener, HttpMeters httpMeters) {
 }

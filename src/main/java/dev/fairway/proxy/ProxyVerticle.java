@@ -4,83 +4,77 @@ import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.balancer.Route;
+import dev.fairway.config.EdgeLimits;
 import dev.fairway.config.ProxySettings;
 import dev.fairway.control.Addresses;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.slots.SlotTable;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpConnection;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.net.HostAndPort;
-import io.vertx.core.net.impl.ConnectionBase;
-import io.netty.channel.ChannelPipeline;
-import dev.fairway.config.EdgeLimits;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntConsumer;
 
 /**
- * The event-loop verticle that accepts client requests and forwards them: one instance per event
- * loop, each with its own listener share and its own backend connection pools.
+ * The event-loop verticle that forwards client requests: one instance per event loop, each with
+ * its own share of the client connections and its own backend connection pool. Forwarding runs on
+ * Netty directly (the {@link Listener} hands this verticle connections on its event loop); Vert.x
+ * supplies the event loops, the event bus, timers and the meters.
  *
- * <p>Example: deployed with {@code instances = 4} on port 8080, the four instances share the
- * listening socket; a request accepted by instance 2 is routed with the latest
- * {@link BalancerSnapshot}, given a slot by the shared {@link SlotTable}, and forwarded on
- * instance 2's event loop. Nothing on that path sends an event-bus message.
+ * <p>Example: deployed with {@code instances = 4} on port 8080, a connection handed to instance 2
+ * has each request routed with the latest {@link BalancerSnapshot}, given a slot by the shared
+ * {@link SlotTable}, and forwarded on instance 2's event loop over instance 2's pooled backend
+ * connections. Nothing on that path sends an event-bus message.
  */
 public final class ProxyVerticle extends VerticleBase {
-  private static final Buffer NEWLINE = Buffer.buffer("\n");
   private static final long OBSERVATION_PERIOD_MS = 250;
-  /**
-   * Pooled backend connections idle this long are closed: below the 5 s keep-alive timeout
-   * common in backends (Node.js), so a backend rarely closes a connection Fairway is about to
-   * reuse; the rare race is retried on a fresh connection (see {@code Exchange}).
-   */
-  static final int UPSTREAM_KEEP_ALIVE_S = 4;
+  private static final long POOL_SWEEP_MS = 500;
+  private static final long DRAIN_CHECK_MS = 20;
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
-  private final ProxySettings settings;
   private final int lane;
   private final SlotTable table;
   private final FairwayMetrics metrics;
-  private final IntConsumer onListening;
   private final BooleanSupplier draining;
-  private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
-  private HttpClientAgent client;
-  private HttpClientAgent freshClient;
   private final AccessLog accessLog;
-  private HttpServer server;
-  private final Tally tally = new Tally();
-  private final ResponseDeadlines deadlines = new ResponseDeadlines();
-  /** Backend connections that carried a request, with the guard in front of their decoder (or null). */
-  private final Map<HttpConnection, FramingGuard> upstreamGuards = new IdentityHashMap<>();
-  private final Map<HttpConnection, FramingGuard> guards = new IdentityHashMap<>();
+  private final Listener listener;
+  private final HttpMeters meters;
   private final AtomicInteger clientConnections;
   private final EdgeLimits limits;
+  private final Tally tally = new Tally();
+  private final ResponseDeadlines deadlines = new ResponseDeadlines();
+  private final Set<ClientConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
+  private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
+  private EventLoop loop;
+  private UpstreamPool pool;
+  private Initializer initializer;
 
   /**
-   * @param settings    listener settings
-   * @param lane        this instance's index (0 .. instances - 1): its lane in the slot table
-   * @param shared      what all proxy verticles of the process share
-   * @param onListening told the actual port once listening
+   * @param settings listener settings
+   * @param lane     this instance's index (0 .. instances - 1): its lane in the slot table
+   * @param shared   what all proxy verticles of the process share
    */
-  public ProxyVerticle(ProxySettings settings, int lane, ProxyShared shared, IntConsumer onListening) {
-    this.settings = settings;
+  public ProxyVerticle(ProxySettings settings, int lane, ProxyShared shared) {
     this.limits = settings.limits();
     this.clientConnections = shared.clientConnections();
     this.lane = lane;
@@ -88,45 +82,25 @@ public final class ProxyVerticle extends VerticleBase {
     this.table = shared.table();
     this.accessLog = AccessLog.of(shared.accessLog());
     this.metrics = shared.metrics();
-    this.onListening = onListening;
+    this.listener = shared.listener();
+    this.meters = shared.httpMeters();
   }
 
   @Override
   public Future<?> start() {
-    client = vertx.createHttpClient(
-        new HttpClientOptions().setKeepAlive(true).setKeepAliveTimeout(UPSTREAM_KEEP_ALIVE_S).setTcpNoDelay(true)
-            .setMaxHeaderSize(64 * 1024).setDecompressionSupported(false).setName("fairway-upstream"),
-        new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
-    freshClient = vertx.createHttpClient(
-        new HttpClientOptions().setKeepAlive(false).setTcpNoDelay(true).setMaxHeaderSize(64 * 1024)
-            .setDecompressionSupported(false).setName("fairway-upstream-fresh"),
-        new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
+    loop = ((ContextInternal) context).nettyEventLoop();
+    VertxInternal vx = (VertxInternal) vertx;
+    pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup());
+    initializer = new Initializer();
     MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> swap(m.body()));
-    HttpServerOptions options = new HttpServerOptions()
-        .setHost(settings.host())
-        .setPort(settings.port() == 0 ? -1 : settings.port())
-        .setTcpNoDelay(true)
-        .setHandle100ContinueAutomatically(true)
-        .setDecompressionSupported(false)
-        .setCompressionSupported(false)
-        .setHttp2ClearTextEnabled(false) // HTTP/1.1 only: FramingGuard must see every byte from the start
-        // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
-        .setMaxInitialLineLength(limits.maxRequestLineBytes() + 64)
-        .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
-        .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, limits.idleTimeoutMs()))
-        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
-    server = vertx.createHttpServer(options)
-        .connectionHandler(this::onConnection)
-        .invalidRequestHandler(req -> respond(req, Failure.of(req.decoderResult().cause()), 0))
-        .requestHandler(this::handle);
     vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
     vertx.setPeriodic(ResponseDeadlines.SWEEP_MS, id -> deadlines.sweep(System.nanoTime()));
+    vertx.setPeriodic(POOL_SWEEP_MS, id -> pool.sweep(System.nanoTime()));
     return consumer.completion()
         .compose(v -> vertx.eventBus().<BalancerSnapshot>request(Addresses.SNAPSHOT_GET, null))
         .onSuccess(m -> swap(m.body()))
-        .compose(v -> server.listen())
-        .onSuccess(s -> onListening.accept(s.actualPort()));
+        .onSuccess(m -> listener.join(this));
   }
 
   private void swap(BalancerSnapshot next) {
@@ -137,25 +111,40 @@ public final class ProxyVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server.close().eventually(() -> client.close()).eventually(() -> freshClient.close());
+    listener.leave(this);
+    new ArrayList<>(connections).forEach(c -> c.channel().close());
+    pool.closeIdle();
+    return Future.succeededFuture();
   }
 
-  /** Upstream connections that are never pooled: for retries after a stale keep-alive connection. */
-  HttpClientAgent freshClient() {
-    return freshClient;
+  EventLoop loop() {
+    return loop;
+  }
+
+  /** Sets up the pipeline of a client connection handed to this verticle. */
+  ChannelInitializer<Channel> initializer() {
+    return initializer;
+  }
+
+  UpstreamPool pool() {
+    return pool;
+  }
+
+  HttpMeters meters() {
+    return meters;
   }
 
   FairwayMetrics metrics() {
     return metrics;
   }
 
+  SlotTable table() {
+    return table;
+  }
+
   /** The access log, or {@code null} when it is off. */
   AccessLog accessLog() {
     return accessLog;
-  }
-
-  HttpClientAgent client() {
-    return client;
   }
 
   int lane() {
@@ -170,23 +159,20 @@ public final class ProxyVerticle extends VerticleBase {
     return tally;
   }
 
-  /**
-   * The guard of a backend connection that carried a request before (a pooled keep-alive one);
-   * {@code null} for a connection not {@link #seen} yet, or one without a guard.
-   */
-  FramingGuard reused(HttpConnection connection) {
-    return upstreamGuards.get(connection);
+  EdgeLimits limits() {
+    return limits;
   }
 
-  /** Whether a backend connection carried a request before. */
-  boolean seen(HttpConnection connection) {
-    return upstreamGuards.containsKey(connection);
+  boolean draining() {
+    return draining.getAsBoolean();
   }
 
-  /** Remembers a backend connection's first use, and its guard (null if it has none). */
-  void firstUse(HttpConnection connection, FramingGuard guard) {
-    upstreamGuards.put(connection, guard);
-    connection.closeHandler(v -> upstreamGuards.remove(connection));
+  void opened(ClientConnection c) {
+    connections.add(c);
+  }
+
+  void closed(ClientConnection c) {
+    connections.remove(c);
   }
 
   private void flushTally() {
@@ -207,87 +193,134 @@ public final class ProxyVerticle extends VerticleBase {
   }
 
   /**
-   * Stops accepting connections and closes each open one once its in-flight request is done,
-   * within {@code timeoutMs}.
+   * Closes this verticle's client connections as their in-flight exchanges end (idle ones at
+   * once), and any still open after {@code timeoutMs}. The {@link Listener} must have stopped
+   * accepting first.
    */
   public Future<Void> drain(long timeoutMs) {
-    return server.shutdown(timeoutMs, TimeUnit.MILLISECONDS);
+    Promise<Void> drained = Promise.promise();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    loop.execute(() -> {
+      for (ClientConnection c : new ArrayList<>(connections)) {
+        if (c.idle()) {
+          c.channel().close();
+        }
+      }
+      checkDrained(drained, deadline);
+    });
+    return drained.future();
+  }
+
+  private void checkDrained(Promise<Void> drained, long deadline) {
+    if (connections.isEmpty()) {
+      drained.complete();
+      return;
+    }
+    if (System.nanoTime() - deadline >= 0) {
+      new ArrayList<>(connections).forEach(c -> c.channel().close());
+      drained.complete();
+      return;
+    }
+    loop.schedule(() -> checkDrained(drained, deadline), DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
   }
 
   /**
-   * A new client connection: counts it against {@code maxConnections} (refusing it with 503 when
-   * over) and puts a {@link FramingGuard} in front of its HTTP decoder.
+   * A request head arrived on {@code conn}: its exchange, not yet started, or {@code null} if
+   * Fairway answered it itself (no service matches, a field name with an underscore).
    */
-  private void onConnection(HttpConnection conn) {
-    ChannelPipeline pipeline = ((ConnectionBase) conn).channelHandlerContext().pipeline();
-    FramingGuard guard = FramingGuard.forRequests(limits);
-    pipeline.addBefore("httpDecoder", FramingGuard.NAME, guard);
-    if (clientConnections.incrementAndGet() > limits.maxConnections()) {
-      clientConnections.decrementAndGet();
-      pipeline.channel().eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));
-      return;
-    }
-    guards.put(conn, guard);
-    conn.closeHandler(v -> {
-      guards.remove(conn);
-      clientConnections.decrementAndGet();
-    });
-  }
-
-  /** The guard of a client connection, or {@code null} for a refused one. */
-  FramingGuard guard(HttpConnection conn) {
-    return guards.get(conn);
-  }
-
-  EdgeLimits limits() {
-    return limits;
-  }
-
-  private void handle(HttpServerRequest req) {
-    if (draining.getAsBoolean()) {
-      req.response().putHeader(HttpHeaders.CONNECTION, "close");
-    }
+  Exchange exchange(ClientConnection conn, HttpRequest req) {
+    boolean body = Exchange.hasBody(req.headers());
     if (limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && Headers.hasUnderscoreName(req.headers())) {
-      respond(req, Failure.UNDERSCORE_HEADER, 0);
-      return;
+      conn.respond(req, Failure.UNDERSCORE_HEADER, 0, body);
+      return null;
     }
-    HostAndPort authority = req.authority();
-    String host = authority == null ? "" : authority.host().toLowerCase(Locale.ROOT);
-    Route route = snapshot.route(host, req.path() == null ? "/" : req.path());
+    String uri = req.uri();
+    String authority = req.headers().get(HttpHeaderNames.HOST);
+    int pathStart = 0;
+    if (!uri.startsWith("/")) {
+      int scheme = uri.indexOf("://");
+      if (scheme > 0) {
+        int slash = uri.indexOf('/', scheme + 3);
+        authority = uri.substring(scheme + 3, slash < 0 ? uri.length() : slash); // absolute form wins (RFC 9112 §3.2.2)
+        pathStart = slash < 0 ? uri.length() : slash;
+      }
+    }
+    Route route = snapshot.route(hostOf(authority), pathOf(uri, pathStart));
     if (route == null) {
-      respond(req, Failure.NO_ROUTE, 0);
-      return;
+      conn.respond(req, Failure.NO_ROUTE, 0, body);
+      return null;
     }
-    new Exchange(this, req, route, table, metrics.service(route.service()), context).start();
+    return new Exchange(this, conn, req, route, authority);
   }
 
-  /** Answers with Fairway's own status for {@code f}: one plain-text line naming the reason. */
-  void respond(HttpServerRequest req, Failure f, long waitTimeoutMs) {
-    HttpServerResponse resp = req.response();
-    if (resp.ended() || resp.closed()) {
-      return;
+  /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */
+  static String hostOf(String authority) {
+    if (authority == null) {
+      return "";
     }
-    if (resp.headWritten()) {
-      resp.reset();
-      return;
+    int end = authority.length();
+    int colon = authority.lastIndexOf(':');
+    if (colon >= 0 && authority.indexOf(']') < colon) {
+      end = colon;
     }
-    boolean unreadBody = !req.isEnded() && Exchange.hasBody(req);
-    resp.setStatusCode(f.status())
-        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
-    if (f.retryAfter()) {
-      resp.putHeader(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
-    }
-    boolean close = f.closeConnection() || unreadBody;
-    if (close) {
-      resp.putHeader(HttpHeaders.CONNECTION, "close");
-    }
-    if (!close) {
-      req.resume();
-    }
-    resp.end(Buffer.buffer(f.reason()).appendBuffer(NEWLINE)).onComplete(v -> {
-      if (close) {
-        req.connection().close();
+    String host = end == authority.length() ? authority : authority.substring(0, end);
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (c >= 'A' && c <= 'Z') {
+        return host.toLowerCase(Locale.ROOT);
       }
-    });
+    }
+    return host;
+  }
+
+  /** The path of a request target from {@code start}: up to its query or fragment; "/" if empty. */
+  static String pathOf(String uri, int start) {
+    int end = uri.length();
+    for (int i = start; i < end; i++) {
+      char c = uri.charAt(i);
+      if (c == '?' || c == '#') {
+        end = i;
+        break;
+      }
+    }
+    if (end == start) {
+      return "/";
+    }
+    return start == 0 && end == uri.length() ? uri : uri.substring(start, end);
+  }
+
+  /**
+   * The pipeline of a client connection: the {@link FramingGuard} sees every byte first, then
+   * Netty's HTTP/1.1 codec, an idle timer, and the {@link ClientConnection}. A connection over
+   * {@code maxConnections} is answered 503 and closed.
+   */
+  private final class Initializer extends ChannelInitializer<Channel> {
+    @Override
+    public boolean isSharable() {
+      return true;
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+      ChannelPipeline p = ch.pipeline();
+      FramingGuard guard = FramingGuard.forRequests(limits);
+      p.addLast(FramingGuard.NAME, guard);
+      // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
+      p.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
+          .setMaxInitialLineLength(limits.maxRequestLineBytes() + 64)
+          .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
+          .setMaxChunkSize(64 * 1024)
+          .setHeadersFactory(DefaultHttpHeadersFactory.headersFactory().withValidation(false))));
+      if (limits.idleTimeoutMs() > 0) {
+        p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
+      }
+      p.addLast("connection", new ClientConnection(ProxyVerticle.this, guard));
+      if (clientConnections.incrementAndGet() > limits.maxConnections()) {
+        clientConnections.decrementAndGet();
+        ch.eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));
+        return;
+      }
+      ch.closeFuture().addListener(f -> clientConnections.decrementAndGet());
+    }
   }
 }

@@ -1,0 +1,311 @@
+package dev.fairway.proxy;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.vertx.core.net.SocketAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+
+/**
+ * One client connection, last in its pipeline: starts an {@link Exchange} per request, one at a
+ * time (pipelined requests wait their turn), gives it the request's body parts, and answers with
+ * Fairway's own statuses ({@link Failure}).
+ *
+ * <p>Example: {@code GET /a} and {@code GET /b} pipelined in one packet: the exchange for
+ * {@code /a} starts, {@code /b} waits with reading paused, and starts when {@code /a}'s response
+ * is complete, so responses go out in request order.
+ */
+final class ClientConnection extends ChannelInboundHandlerAdapter {
+  /** Reading paused: a pipelined request waits for the one before it. */
+  static final int PAUSE_PIPELINE = 1;
+  /** Reading paused: the exchange has nowhere to put the body yet (waiting for a slot or a connection). */
+  static final int PAUSE_AWAIT = 2;
+  /** Reading paused: the backend's connection is not writable. */
+  static final int PAUSE_UPSTREAM = 4;
+  /** Reading paused: a tunnel's other side is not writable. */
+  static final int PAUSE_TUNNEL = 8;
+
+  private final ProxyVerticle proxy;
+  final FramingGuard guard;
+  private ChannelHandlerContext ctx;
+  private Channel channel;
+  private String remote;
+  private SocketAddress remoteAddress;
+  private Object socketMetric;
+  private Exchange current;
+  private ArrayDeque<Object> queued;
+  private int paused;
+  private boolean closing;
+  /** The backend connection this one is tunnelled to (after a {@code 101}), or {@code null}. */
+  private Channel tunnel;
+
+  ClientConnection(ProxyVerticle proxy, FramingGuard guard) {
+    this.proxy = proxy;
+    this.guard = guard;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    this.channel = ctx.channel();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    InetSocketAddress peer = (InetSocketAddress) channel.remoteAddress();
+    remote = peer == null ? "unknown" : peer.getAddress().getHostAddress();
+    if (proxy.meters().on() && peer != null) {
+      remoteAddress = SocketAddress.inetSocketAddress(peer);
+      socketMetric = proxy.meters().connected(remoteAddress);
+    }
+    proxy.opened(this);
+    ctx.fireChannelActive();
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  ChannelHandlerContext ctx() {
+    return ctx;
+  }
+
+  /** The client's IP address, as text. */
+  String remote() {
+    return remote;
+  }
+
+  SocketAddress remoteAddress() {
+    return remoteAddress;
+  }
+
+  Object socketMetric() {
+    return socketMetric;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (tunnel != null) {
+      tunnel.write(msg);
+      if (!tunnel.isWritable()) {
+        pause(PAUSE_TUNNEL);
+      }
+      return;
+    }
+    if (queued != null && !queued.isEmpty()) {
+      queued.add(msg);
+      return;
+    }
+    dispatch(msg);
+  }
+
+  private void dispatch(Object msg) {
+    if (msg instanceof HttpRequest req) {
+      if (current != null) {
+        if (queued == null) {
+          queued = new ArrayDeque<>();
+        }
+        queued.add(msg);
+        pause(PAUSE_PIPELINE);
+        return;
+      }
+      if (closing || req.decoderResult().isFailure()) {
+        ReferenceCountUtil.release(msg); // the guard's stand-in is a FullHttpRequest with an empty buffer
+        if (!closing) {
+          respond(null, Failure.of(req.decoderResult().cause()), 0, true);
+        }
+        return;
+      }
+      Exchange e = proxy.exchange(this, req);
+      if (e == null) {
+        ReferenceCountUtil.release(msg); // answered by Fairway itself
+        return;
+      }
+      current = e;
+      e.start();
+      if (msg instanceof HttpContent c) {
+        e.fromClient(c);
+      }
+      return;
+    }
+    if (msg instanceof HttpContent c && current != null) {
+      current.fromClient(c);
+      return;
+    }
+    ReferenceCountUtil.release(msg); // the body of a request already answered
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (tunnel != null) {
+      tunnel.flush();
+      return;
+    }
+    Exchange e = current;
+    if (e != null) {
+      e.flushToUpstream();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (!channel.isWritable()) {
+      return;
+    }
+    if (tunnel != null) {
+      tunnel.config().setAutoRead(true);
+    } else if (current != null) {
+      current.clientWritable();
+    }
+  }
+
+  /** Stops reading for {@code reason} (one of the {@code PAUSE_} bits). */
+  void pause(int reason) {
+    if (paused == 0) {
+      channel.config().setAutoRead(false);
+    }
+    paused |= reason;
+  }
+
+  /** Reads again once no reason to pause is left. */
+  void resume(int reason) {
+    if ((paused & reason) == 0) {
+      return;
+    }
+    paused &= ~reason;
+    if (paused == 0) {
+      channel.config().setAutoRead(true);
+    }
+  }
+
+  /**
+   * The exchange is over: the next pipelined request (if any) starts, unless the connection is
+   * to close ({@code close}) once what was written is sent.
+   */
+  void exchangeDone(Exchange e, boolean close) {
+    if (current != e) {
+      return;
+    }
+    current = null;
+    resume(PAUSE_AWAIT | PAUSE_UPSTREAM);
+    if (close || proxy.draining() && channel.isActive()) {
+      closeAfterWrites();
+      return;
+    }
+    while (current == null && queued != null && !queued.isEmpty()) {
+      dispatch(queued.poll());
+      while (current != null && !queued.isEmpty() && !(queued.peek() instanceof HttpRequest)) {
+        dispatch(queued.poll());
+      }
+    }
+    if (queued == null || queued.isEmpty()) {
+      resume(PAUSE_PIPELINE);
+    }
+  }
+
+  /** Closes the connection once everything written so far is sent. */
+  void closeAfterWrites() {
+    closing = true;
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Whether the connection carries no exchange now (it may be closed at once when draining). */
+  boolean idle() {
+    return current == null && tunnel == null;
+  }
+
+  /**
+   * Answers with Fairway's own status for {@code f}: one plain-text line naming the reason. A
+   * response already begun is cut instead (the connection closes).
+   *
+   * @param req            the request answered ({@code null} for one the decoder refused)
+   * @param unreadBody     the request's body was not read: the connection cannot carry another
+   * @return whether the connection closes after this answer
+   */
+  boolean respond(HttpRequest req, Failure f, long waitTimeoutMs, boolean unreadBody) {
+    byte[] body = (f.reason() + "\n").getBytes(StandardCharsets.UTF_8);
+    HttpVersion version = req == null ? HttpVersion.HTTP_1_1 : req.protocolVersion();
+    FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(f.status()),
+        Unpooled.wrappedBuffer(body));
+    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    if (f.retryAfter()) {
+      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+    }
+    boolean close = f.closeConnection() || unreadBody || req == null || !HttpUtil.isKeepAlive(req)
+        || proxy.draining();
+    if (close) {
+      resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (version == HttpVersion.HTTP_1_0) {
+      resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    }
+    if (close) {
+      closing = true;
+      ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+    } else {
+      ctx.writeAndFlush(resp);
+    }
+    return close;
+  }
+
+  /**
+   * From now on the connection carries another protocol: every byte read goes to {@code peer}
+   * (a backend connection that answered {@code 101}), unparsed.
+   */
+  void tunnelTo(Channel peer) {
+    tunnel = peer;
+    guard.tunnel();
+    ctx.pipeline().remove("codec");
+    if (ctx.pipeline().get("idle") != null) {
+      ctx.pipeline().remove("idle");
+    }
+    resume(PAUSE_AWAIT | PAUSE_UPSTREAM | PAUSE_PIPELINE);
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    Exchange e = current;
+    current = null;
+    if (e != null) {
+      e.clientGone();
+    }
+    if (tunnel != null) {
+      tunnel.close();
+    }
+    if (queued != null) {
+      queued.forEach(ReferenceCountUtil::release);
+      queued.clear();
+    }
+    proxy.meters().disconnected(socketMetric, remoteAddress);
+    proxy.closed(this);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+}

@@ -1,0 +1,107 @@
+package dev.fairway.proxy;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.VertxInternal;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The proxy's one listening socket: accepts connections on Vert.x's acceptor thread and hands
+ * each to the next {@link ProxyVerticle} in turn, whose event loop then does all its I/O.
+ *
+ * <p>Example: with four proxy verticles joined, connections 1..5 go to lanes 0, 1, 2, 3, 0; each
+ * lane forwards its connections' requests on its own event loop with its own backend pool.
+ */
+public final class Listener {
+  private final List<ProxyVerticle> lanes = new CopyOnWriteArrayList<>();
+  private int next;
+  private Channel server;
+
+  /** A proxy verticle is ready to take connections. */
+  void join(ProxyVerticle lane) {
+    lanes.add(lane);
+  }
+
+  /** A proxy verticle stops; the socket closes when the last one has left. */
+  synchronized void leave(ProxyVerticle lane) {
+    lanes.remove(lane);
+    if (lanes.isEmpty()) {
+      close();
+    }
+  }
+
+  /** Binds {@code host:port} (0: any free port); completes with the port bound. */
+  public Future<Integer> bind(Vertx vertx, String host, int port) {
+    VertxInternal vx = (VertxInternal) vertx;
+    Promise<Integer> bound = Promise.promise();
+    new ServerBootstrap()
+        .group(vx.acceptorEventLoopGroup(), vx.nettyEventLoopGroup())
+        .channelFactory(vx.transport().serverChannelFactory(false))
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .handler(new Acceptor())
+        .childHandler(new ChannelInboundHandlerAdapter())
+        .bind(host, port)
+        .addListener(f -> {
+          if (f.isSuccess()) {
+            synchronized (this) {
+              server = ((io.netty.channel.ChannelFuture) f).channel();
+            }
+            bound.complete(((java.net.InetSocketAddress) server.localAddress()).getPort());
+          } else {
+            bound.fail(f.cause());
+          }
+        });
+    return bound.future();
+  }
+
+  /** Stops accepting connections; open ones are left to their lanes. */
+  public synchronized void close() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  private synchronized ProxyVerticle nextLane() {
+    if (lanes.isEmpty()) {
+      return null;
+    }
+    next = (next + 1) % lanes.size();
+    return lanes.get(next);
+  }
+
+  /** On the server channel: registers each accepted connection with a lane's event loop. */
+  @ChannelHandler.Sharable
+  private final class Acceptor extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      Channel child = (Channel) msg;
+      ProxyVerticle lane = nextLane();
+      if (lane == null) {
+        child.unsafe().closeForcibly();
+        return;
+      }
+      child.config().setOption(ChannelOption.TCP_NODELAY, true);
+      child.pipeline().addLast(lane.initializer());
+      lane.loop().register(child).addListener(f -> {
+        if (!f.isSuccess()) {
+          child.unsafe().closeForcibly();
+        }
+      });
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // accept errors (e.g. too many open files) are transient: the server channel keeps accepting
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package dev.fairway.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * One connection to a backend, last in its pipeline: relays what the backend sends to the
+ * {@link Exchange} it serves now, and goes back to its {@link UpstreamPool} between exchanges.
+ *
+ * <p>Example: an exchange for b1 takes an idle connection to b1 from the pool, writes its request,
+ * and gets the response head and body parts from {@link #channelRead}; once the last part has
+ * been relayed and the backend kept the connection open, the connection is idle again.
+ */
+final class Upstream extends ChannelInboundHandlerAdapter {
+  /** The pool key: the backend's {@code host:port}. */
+  final String key;
+  final FramingGuard guard;
+  private Channel channel;
+  private Exchange exchange;
+  /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
+  boolean reused;
+  /** When it went back to the pool ({@code System.nanoTime()}). */
+  long idleSince;
+  /** Why the connection failed, if it said (e.g. a {@link Rejection} from its guard). */
+  Throwable cause;
+
+  Upstream(String key, FramingGuard guard) {
+    this.key = key;
+    this.guard = guard;
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  /** Serves {@code e} from now on. */
+  void attach(Exchange e) {
+    exchange = e;
+  }
+
+  /** Serves no exchange any more. */
+  void detach() {
+    exchange = null;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    Exchange e = exchange;
+    if (e == null) {
+      ReferenceCountUtil.release(msg);
+      ctx.close(); // a backend talking out of turn cannot be trusted with the next request
+      return;
+    }
+    e.fromUpstream(msg);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    Exchange e = exchange;
+    if (e != null) {
+      e.flushToClient();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    Exchange e = exchange;
+    if (e != null && ctx.channel().isWritable()) {
+      e.upstreamWritable();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    Exchange e = exchange;
+    exchange = null;
+    if (e != null) {
+      e.upstreamClosed(this);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (this.cause == null) {
+      this.cause = cause;
+    }
+    ctx.close();
+  }
+}

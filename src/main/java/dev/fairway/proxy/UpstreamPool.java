@@ -1,0 +1,131 @@
+package dev.fairway.proxy;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.resolver.AddressResolverGroup;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * The keep-alive connections of one event loop to its backends: idle ones by backend, newest
+ * first, each closed after {@link #KEEP_ALIVE_NANOS} unused. Event-loop confined.
+ *
+ * <p>Example: the first request to b1 connects ({@link #connect}); when its response is over the
+ * connection is {@link #offer offered} back, and the next request to b1 within 4 s takes it
+ * ({@link #poll}) instead of connecting again.
+ */
+final class UpstreamPool {
+  /**
+   * Pooled backend connections idle this long are closed: below the 5 s keep-alive timeout
+   * common in backends (Node.js), so a backend rarely closes a connection Fairway is about to
+   * reuse; the rare race is retried on a fresh connection (see {@link Exchange}).
+   */
+  static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(4);
+  /** The most bytes of a response head a backend may send. */
+  private static final int MAX_HEAD = FramingGuard.MAX_RESPONSE_HEAD;
+
+  private final EventLoop loop;
+  private final ChannelFactory<? extends Channel> channels;
+  private final AddressResolverGroup<InetSocketAddress> resolver;
+  private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
+  private int open;
+
+  UpstreamPool(EventLoop loop, ChannelFactory<? extends Channel> channels,
+               AddressResolverGroup<InetSocketAddress> resolver) {
+    this.loop = loop;
+    this.channels = channels;
+    this.resolver = resolver;
+  }
+
+  /** The most recently used idle connection to {@code key}, or {@code null}. */
+  Upstream poll(String key) {
+    ArrayDeque<Upstream> q = idle.get(key);
+    if (q == null) {
+      return null;
+    }
+    Upstream u;
+    while ((u = q.pollLast()) != null) {
+      if (u.channel().isActive()) {
+        u.reused = true;
+        return u;
+      }
+    }
+    return null;
+  }
+
+  /** Takes back a connection whose exchange is over and that may carry another request. */
+  void offer(Upstream u) {
+    u.detach();
+    u.idleSince = System.nanoTime();
+    idle.computeIfAbsent(u.key, k -> new ArrayDeque<>()).addLast(u);
+  }
+
+  /** Connects to {@code host:port} within {@code connectMs}; tells {@code done} the connection or the failure. */
+  void connect(String host, int port, int connectMs, BiConsumer<Upstream, Throwable> done) {
+    String key = host + ":" + port;
+    Upstream handler = new Upstream(key, FramingGuard.forResponses());
+    ChannelFuture f = new Bootstrap()
+        .group(loop)
+        .channelFactory(channels)
+        .resolver(resolver)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, connectMs))
+        .handler(new ChannelInitializer<>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            ch.pipeline().addLast(FramingGuard.NAME, handler.guard)
+                .addLast("codec", new HttpClientCodec(new HttpDecoderConfig().setMaxHeaderSize(MAX_HEAD)
+                    .setMaxInitialLineLength(MAX_HEAD).setValidateHeaders(false), false, false))
+                .addLast(handler);
+          }
+        })
+        .connect(host, port);
+    f.addListener(r -> {
+      if (r.isSuccess()) {
+        open++;
+        f.channel().closeFuture().addListener(c -> open--);
+        done.accept(handler, null);
+      } else {
+        done.accept(null, r.cause());
+      }
+    });
+  }
+
+  /** Closes the connections idle for longer than {@link #KEEP_ALIVE_NANOS}. */
+  void sweep(long nowNanos) {
+    for (Iterator<ArrayDeque<Upstream>> it = idle.values().iterator(); it.hasNext(); ) {
+      ArrayDeque<Upstream> q = it.next();
+      Upstream u;
+      while ((u = q.peekFirst()) != null && (nowNanos - u.idleSince >= KEEP_ALIVE_NANOS || !u.channel().isActive())) {
+        q.pollFirst();
+        u.channel().close();
+      }
+      if (q.isEmpty()) {
+        it.remove();
+      }
+    }
+  }
+
+  /** Closes every idle connection. */
+  void closeIdle() {
+    idle.values().forEach(q -> q.forEach(u -> u.channel().close()));
+    idle.clear();
+  }
+
+  /** Open backend connections of this event loop, idle or busy. */
+  int open() {
+    return open;
+  }
+}
