@@ -58,7 +58,7 @@ public final class Fairway {
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
     this.metrics = new FairwayMetrics(registry, table);
-    this.httpMeters = HttpMeters.of(vertx, config.proxy().host(), config.proxy().port());
+    this.httpMeters = HttpMeters.of(vertx, registry, config.proxy().host(), config.proxy().port());
   }
 
   /** Deploys everything with a registry of its own; fails if any listener cannot bind. */
@@ -100,8 +100,8 @@ public final class Fairway {
         }, new DeploymentOptions().setInstances(instances)))
         .compose(v -> listener.bind(vertx, config.proxy().host(), config.proxy().port()))
         .onSuccess(proxyPort::set)
-        .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances)",
-            config.proxy().host(), proxyPort.get(), instances));
+        .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances, {} transport)",
+            config.proxy().host(), proxyPort.get(), instances, vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
   }
 
   /**

@@ -77,11 +77,14 @@ public final class Main {
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     VertxBuilder builder = Vertx.builder();
+    // Netty's epoll transport on Linux (NIO elsewhere, or if the native library cannot load)
+    VertxOptions options = new VertxOptions().setPreferNativeTransport(true);
     if (fileConfig.metrics().vertx()) {
       // Installing the factory is what turns Vert.x's meters on (setEnabled alone does not).
-      builder.with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
-          .setMeterCacheEnabled(true))).withMetrics(new MicrometerMetricsFactory(registry));
+      options.setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setMeterCacheEnabled(true));
+      builder.withMetrics(new MicrometerMetricsFactory(registry));
     }
+    builder.with(options);
     Vertx vertx;
     FairwayConfig config = fileConfig;
     ClusterMembership membership = null;

@@ -90,14 +90,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     return remote;
   }
 
-  SocketAddress remoteAddress() {
-    return remoteAddress;
-  }
-
-  Object socketMetric() {
-    return socketMetric;
-  }
-
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (tunnel != null) {

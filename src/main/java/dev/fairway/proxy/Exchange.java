@@ -91,8 +91,10 @@ final class Exchange extends Waiter {
   private long bytesIn;
   private long bytesOut;
   private String loadReport;
-  private Object serverMetric;
-  private Object clientMetric;
+  /** Vert.x's HTTP meters of this request's method, towards the client and the backend; null when off. */
+  private HttpMeters.Side.Method serverMeter;
+  private HttpMeters.Side.Method clientMeter;
+  private long upstreamNanos;
 
   /** How an exchange ended, as far as the backend's record is concerned. */
   private enum Outcome { OK, FAILED, ABORTED }
@@ -117,7 +119,8 @@ final class Exchange extends Waiter {
 
   void start() {
     if (httpMeters.on()) {
-      serverMetric = httpMeters.serverRequest(conn.socketMetric(), HttpMeters.Observed.of(req, conn.remoteAddress()));
+      serverMeter = httpMeters.server().method(req.method());
+      serverMeter.begin();
     }
     conn.guard.bodyFault(bodyFaultHandler);
     if (hasBody) {
@@ -234,8 +237,12 @@ final class Exchange extends Waiter {
       prepareHead();
     }
     if (httpMeters.on()) {
-      clientMetric = httpMeters.clientRequest(endpoint().host(), endpoint().port(),
-          HttpMeters.Observed.of(req, conn.remoteAddress()));
+      if (clientMeter != null) {
+        clientMeter.reset(); // the attempt before a retry
+      }
+      clientMeter = httpMeters.client().method(req.method());
+      clientMeter.begin();
+      upstreamNanos = System.nanoTime();
     }
     ch.write(req);
     if (!hasBody) {
@@ -322,7 +329,9 @@ final class Exchange extends Waiter {
   private void requestSent() {
     requestSent = true;
     cancelUploadTimer();
-    httpMeters.clientRequestSent(clientMetric, bytesIn);
+    if (clientMeter != null) {
+      clientMeter.requestBytes(bytesIn);
+    }
     if (!responseStarted && !armed) {
       proxy.deadlines().arm(this, System.nanoTime() + route.timeouts().responseMs() * 1_000_000L);
     }
@@ -414,8 +423,6 @@ final class Exchange extends Waiter {
     } else if (version == HttpVersion.HTTP_1_0) {
       h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
-    httpMeters.serverResponse(serverMetric, code);
-    httpMeters.clientResponse(clientMetric, code);
     conn.ctx().write(r);
   }
 
@@ -448,7 +455,10 @@ final class Exchange extends Waiter {
     }
     boolean close = closeClient || hasBody && !requestEnded; // the rest of an unread body cannot be skipped
     conn.ctx().writeAndFlush(c);
-    httpMeters.clientEnd(clientMetric, true, bytesOut);
+    if (clientMeter != null) {
+      clientMeter.end(backendStatus, System.nanoTime() - upstreamNanos, bytesOut);
+      clientMeter = null;
+    }
     release(backendStatus >= 500 ? Outcome.FAILED : Outcome.OK);
     finish(status);
     conn.exchangeDone(this, close);
@@ -469,9 +479,12 @@ final class Exchange extends Waiter {
     done = true;
     status = 101;
     backendStatus = 101;
+    if (clientMeter != null) {
+      clientMeter.end(101, System.nanoTime() - upstreamNanos, 0);
+      clientMeter = null;
+    }
     r.headers().remove(Headers.LAME_DUCK).remove(Headers.LOAD_METRICS);
     r.setProtocolVersion(HttpVersion.HTTP_1_1);
-    httpMeters.serverResponse(serverMetric, 101);
     conn.ctx().writeAndFlush(r);
     conn.tunnelTo(upstream.channel());
     upstream.channel().pipeline().remove("codec");
@@ -508,7 +521,7 @@ final class Exchange extends Waiter {
     if (done) {
       return;
     }
-    httpMeters.clientEnd(clientMetric, false, 0);
+    endClientMeter();
     if (responseStarted) {
       abort(Outcome.FAILED);
       return;
@@ -621,7 +634,6 @@ final class Exchange extends Waiter {
     }
     if (upstream != null) {
       dropUpstream();
-      httpMeters.clientEnd(clientMetric, false, 0);
       done = true;
       release(Outcome.ABORTED);
       finish(0);
@@ -629,8 +641,16 @@ final class Exchange extends Waiter {
     // otherwise connecting: onConnect sees clientGone
   }
 
+  private void endClientMeter() {
+    if (clientMeter != null) {
+      clientMeter.reset();
+      clientMeter = null;
+    }
+  }
+
   /** Closes the backend connection without hearing of it again. */
   private void dropUpstream() {
+    endClientMeter();
     proxy.deadlines().disarm(this);
     cancelUploadTimer();
     Upstream u = upstream;
@@ -660,7 +680,6 @@ final class Exchange extends Waiter {
       return;
     }
     status = f.status();
-    httpMeters.serverResponse(serverMetric, status);
     boolean close = conn.respond(req, f, route.waitTimeoutMs(), hasBody && !requestEnded);
     bytesOut = f.reason().length() + 1;
     finish(status);
@@ -696,7 +715,14 @@ final class Exchange extends Waiter {
     }
     logged = true;
     conn.guard.releaseBodyFault(bodyFaultHandler);
-    httpMeters.serverEnd(serverMetric, finalStatus, bytesIn, bytesOut);
+    if (serverMeter != null) {
+      serverMeter.requestBytes(bytesIn);
+      if (finalStatus == 0) {
+        serverMeter.reset();
+      } else {
+        serverMeter.end(finalStatus, System.nanoTime() - startNanos, bytesOut);
+      }
+    }
     AccessLog log = proxy.accessLog();
     if (log == null) {
       return;

@@ -226,28 +226,26 @@ final class HeadCheck {
    * which the RFC lets a recipient accept: Netty's decoder underneath does not, so one rule).
    */
   static long contentLength(String cl) {
-    long result = -1;
-    String[] parts = cl.split(",", -1);
-    if (parts.length != 1) {
+    int start = 0;
+    int end = cl.length();
+    while (start < end && (cl.charAt(start) == ' ' || cl.charAt(start) == '\t')) {
+      start++;
+    }
+    while (end > start && (cl.charAt(end - 1) == ' ' || cl.charAt(end - 1) == '\t')) {
+      end--;
+    }
+    if (end == start || end - start > 18) {
       return -1;
     }
-    for (String part : parts) {
-      String digits = part.strip();
-      if (digits.isEmpty() || digits.length() > 18) {
-        return -1;
+    long v = 0;
+    for (int i = start; i < end; i++) {
+      char c = cl.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1; // also a list such as "5, 5"
       }
-      for (int i = 0; i < digits.length(); i++) {
-        if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
-          return -1;
-        }
-      }
-      long v = Long.parseLong(digits);
-      if (result >= 0 && v != result) {
-        return -1;
-      }
-      result = v;
+      v = v * 10 + (c - '0');
     }
-    return result;
+    return v;
   }
 
   /**

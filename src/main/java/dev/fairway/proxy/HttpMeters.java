@@ -1,166 +1,213 @@
 package dev.fairway.proxy;
 
-import io.netty.handler.codec.http.HttpHeaders;
-import io.vertx.core.MultiMap;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.netty.handler.codec.http.HttpMethod;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.impl.headers.HeadersAdaptor;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.net.SocketAddress;
-import io.vertx.core.spi.metrics.ClientMetrics;
 import io.vertx.core.spi.metrics.HttpClientMetrics;
 import io.vertx.core.spi.metrics.HttpServerMetrics;
 import io.vertx.core.spi.metrics.VertxMetrics;
-import io.vertx.core.spi.observability.HttpRequest;
-import io.vertx.core.spi.observability.HttpResponse;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Feeds Vert.x's own HTTP meters ({@code vertx_http_server_*}, {@code vertx_http_client_*}) from
- * Fairway's Netty-level forwarding, through the Vert.x metrics SPI, so {@code /metrics} shows them
- * as if Vert.x's HTTP server and client had carried the traffic. Every method is a no-op when
- * Vert.x metrics are off.
+ * Vert.x's own HTTP meters ({@code vertx_http_server_*}, {@code vertx_http_client_*}) for the
+ * traffic Fairway forwards on Netty directly, so {@code /metrics} shows them as if Vert.x's HTTP
+ * server and client had carried it. Same names and labels as Vert.x's Micrometer metrics, but
+ * each meter is looked up once per method and status and then kept, instead of once per event.
+ * Connection counts go through the Vert.x metrics SPI. Every method is a no-op when Vert.x
+ * metrics are off.
  *
- * <p>Example: {@code Object s = meters.connected(remote)} per client connection, then per
- * request {@code Object r = meters.serverRequest(s, request)}, {@code meters.serverResponse(r,
- * response)} and {@code meters.serverEnd(r, response, bytesIn, bytesOut)}: one count in
- * {@code vertx_http_server_requests_total{code="200",method="GET"}}.
+ * <p>Example: {@code Side.Method m = meters.server().method(GET)}, {@code m.begin()} when the
+ * request arrives and {@code m.end(200, nanos, bytesIn, bytesOut)} when its response is sent: one
+ * count in {@code vertx_http_server_requests_total{code="200",method="GET"}} and one observation
+ * in {@code vertx_http_server_response_time_seconds{code="200",method="GET"}}.
  */
 public final class HttpMeters {
   /** Meters that record nothing (Vert.x metrics off). */
-  static final HttpMeters OFF = new HttpMeters(null, null);
+  static final HttpMeters OFF = new HttpMeters(null, null, null);
+  private static final HttpMethod[] METHODS = {
+    HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.OPTIONS,
+    HttpMethod.PATCH, HttpMethod.TRACE, HttpMethod.CONNECT
+  };
 
-  private final HttpServerMetrics<Object, Object, Object> server;
-  private final HttpClientMetrics<Object, Object, Object> client;
-  private final ConcurrentHashMap<String, ClientMetrics<Object, HttpRequest, HttpResponse>> endpoints =
-      new ConcurrentHashMap<>();
+  private final HttpServerMetrics<Object, Object, Object> serverSpi;
+  private final HttpClientMetrics<Object, Object, Object> clientSpi;
+  private final Side server;
+  private final Side client;
 
-  private HttpMeters(HttpServerMetrics<Object, Object, Object> server, HttpClientMetrics<Object, Object, Object> client) {
-    this.server = server;
-    this.client = client;
+  @SuppressWarnings("unchecked")
+  private HttpMeters(MeterRegistry registry, HttpServerMetrics<?, ?, ?> serverSpi, HttpClientMetrics<?, ?, ?> clientSpi) {
+    this.serverSpi = (HttpServerMetrics<Object, Object, Object>) serverSpi;
+    this.clientSpi = (HttpClientMetrics<Object, Object, Object>) clientSpi;
+    this.server = registry == null ? null : new Side(registry, "vertx.http.server", true);
+    this.client = registry == null ? null : new Side(registry, "vertx.http.client", false);
   }
 
-  /** The meters of {@code vertx}'s metrics provider, or {@link #OFF} if it has none. */
-  @SuppressWarnings("unchecked")
-  public static HttpMeters of(Vertx vertx, String host, int port) {
+  /**
+   * The meters for {@code vertx}, recorded in {@code registry}, or {@link #OFF} if {@code vertx}
+   * has no metrics. Call it before Vert.x's own HTTP server or client serve a request, so the
+   * active-request gauges are Fairway's.
+   */
+  public static HttpMeters of(Vertx vertx, MeterRegistry registry, String host, int port) {
     VertxMetrics metrics = ((VertxInternal) vertx).metrics();
     if (metrics == null) {
       return OFF;
     }
-    return new HttpMeters(
-        (HttpServerMetrics<Object, Object, Object>) metrics.createHttpServerMetrics(
-            new HttpServerOptions().setHost(host).setPort(port), SocketAddress.inetSocketAddress(port, host)),
-        (HttpClientMetrics<Object, Object, Object>) metrics.createHttpClientMetrics(new HttpClientOptions()));
+    return new HttpMeters(registry,
+        metrics.createHttpServerMetrics(new HttpServerOptions().setHost(host).setPort(port),
+            SocketAddress.inetSocketAddress(port, host)),
+        metrics.createHttpClientMetrics(new HttpClientOptions()));
   }
 
   boolean on() {
     return server != null;
   }
 
-  /** A client connection opened; returns its socket metric. */
+  /** The client-facing meters, or {@code null} when off. */
+  Side server() {
+    return server;
+  }
+
+  /** The backend-facing meters, or {@code null} when off. */
+  Side client() {
+    return client;
+  }
+
+  /** A client connection opened; returns its socket metric ({@code vertx_http_server_active_connections}). */
   Object connected(SocketAddress remote) {
-    return server == null ? null : server.connected(remote, null);
+    return serverSpi == null ? null : serverSpi.connected(remote, null);
   }
 
   void disconnected(Object socketMetric, SocketAddress remote) {
-    if (server != null) {
-      server.disconnected(socketMetric, remote);
+    if (serverSpi != null) {
+      serverSpi.disconnected(socketMetric, remote);
     }
   }
 
-  /** A client request began; returns its request metric. */
-  Object serverRequest(Object socketMetric, Observed request) {
-    return server == null ? null : server.requestBegin(socketMetric, request);
+  /** A backend connection opened; returns its socket metric ({@code vertx_http_client_active_connections}). */
+  Object upstreamConnected(SocketAddress remote) {
+    return clientSpi == null ? null : clientSpi.connected(remote, null);
   }
 
-  /** The response head to a client request is being sent. */
-  void serverResponse(Object requestMetric, int status) {
-    if (server != null && requestMetric != null) {
-      server.responseBegin(requestMetric, new Status(status));
+  void upstreamDisconnected(Object socketMetric, SocketAddress remote) {
+    if (clientSpi != null) {
+      clientSpi.disconnected(socketMetric, remote);
     }
   }
 
-  /** The exchange with the client is over (the last response byte written, or the connection cut). */
-  void serverEnd(Object requestMetric, int status, long bytesIn, long bytesOut) {
-    if (server == null || requestMetric == null) {
-      return;
-    }
-    if (status == 0) {
-      server.requestReset(requestMetric);
-      return;
-    }
-    server.requestEnd(requestMetric, null, bytesIn);
-    server.responseEnd(requestMetric, new Status(status), bytesOut);
-  }
+  /** The meters of one side (server: towards clients; client: towards backends). */
+  static final class Side {
+    private final MeterRegistry registry;
+    private final String prefix;
+    private final boolean server;
+    private final AtomicReferenceArray<Method> known = new AtomicReferenceArray<>(METHODS.length);
+    private final ConcurrentHashMap<String, Method> other = new ConcurrentHashMap<>();
 
-  /** A request to backend {@code hostPort} began; returns its metric. */
-  Object clientRequest(String host, int port, Observed request) {
-    if (client == null) {
-      return null;
+    private Side(MeterRegistry registry, String prefix, boolean server) {
+      this.registry = registry;
+      this.prefix = prefix;
+      this.server = server;
+      method(HttpMethod.GET); // before Vert.x's own server and client (admin, health checks) use theirs
+      method(HttpMethod.POST);
     }
-    ClientMetrics<Object, HttpRequest, HttpResponse> m = endpoints.computeIfAbsent(host + ":" + port,
-        k -> client.createEndpointMetrics(SocketAddress.inetSocketAddress(port, host), 0));
-    Object metric = m.requestBegin(request.uri(), request);
-    return metric == null ? null : new ClientRequest(m, metric);
-  }
 
-  /** The request to the backend is fully sent. */
-  void clientRequestSent(Object clientMetric, long bytes) {
-    if (clientMetric instanceof ClientRequest c) {
-      c.metrics.requestEnd(c.metric, bytes);
-    }
-  }
-
-  /** The backend's response head arrived. */
-  void clientResponse(Object clientMetric, int status) {
-    if (clientMetric instanceof ClientRequest c) {
-      c.metrics.responseBegin(c.metric, new Status(status));
-    }
-  }
-
-  /** The backend's response ended ({@code ok}) or the exchange was cut. */
-  void clientEnd(Object clientMetric, boolean ok, long bytes) {
-    if (clientMetric instanceof ClientRequest c) {
-      if (ok) {
-        c.metrics.responseEnd(c.metric, bytes);
-      } else {
-        c.metrics.requestReset(c.metric);
+    /** The meters of one request method, made on first use. */
+    Method method(HttpMethod m) {
+      for (int i = 0; i < METHODS.length; i++) {
+        if (METHODS[i] == m) {
+          Method k = known.get(i);
+          if (k == null) {
+            k = new Method(m.name());
+            known.set(i, k); // a race makes two equal holders of the same registered meters
+          }
+          return k;
+        }
       }
-    }
-  }
-
-  private record ClientRequest(ClientMetrics<Object, HttpRequest, HttpResponse> metrics, Object metric) {
-  }
-
-  private record Status(int statusCode) implements HttpResponse {
-    @Override
-    public MultiMap headers() {
-      return MultiMap.caseInsensitiveMultiMap();
-    }
-  }
-
-  /** A request as the Vert.x metrics SPI sees it. */
-  record Observed(String uri, HttpMethod method, HttpHeaders nettyHeaders, SocketAddress remoteAddress)
-      implements HttpRequest {
-    static Observed of(io.netty.handler.codec.http.HttpRequest req, SocketAddress remote) {
-      return new Observed(req.uri(), HttpMethod.valueOf(req.method().name()), req.headers(), remote);
+      return other.computeIfAbsent(m.name(), Method::new);
     }
 
-    @Override
-    public int id() {
-      return 1;
-    }
+    /** The meters of requests with one method: per status, made on first use. */
+    final class Method {
+      private final String name;
+      private final LongAdder active = new LongAdder();
+      private final Counter requests;
+      private final DistributionSummary requestBytes;
+      private final AtomicReferenceArray<ByStatus> byStatus = new AtomicReferenceArray<>(600);
 
-    @Override
-    public String absoluteURI() {
-      return null;
-    }
+      private Method(String name) {
+        this.name = name;
+        Gauge.builder(prefix + ".active.requests", active, LongAdder::doubleValue)
+            .description("Number of requests being processed").tag("method", name).register(registry);
+        requests = server ? null : Counter.builder(prefix + ".requests").description("Number of requests sent")
+            .tag("method", name).register(registry);
+        requestBytes = DistributionSummary.builder(prefix + ".request.bytes").description("Size of requests in bytes")
+            .baseUnit("bytes").tag("method", name).register(registry);
+      }
 
-    @Override
-    public MultiMap headers() {
-      return new HeadersAdaptor(nettyHeaders);
+      /** A request begins. */
+      void begin() {
+        active.increment();
+        if (requests != null) {
+          requests.increment();
+        }
+      }
+
+      /** The request's body is all read (server) or sent (client). */
+      void requestBytes(long bytes) {
+        requestBytes.record(bytes);
+      }
+
+      /** The response ended with {@code status}, {@code nanos} after {@link #begin}. */
+      void end(int status, long nanos, long responseBytes) {
+        active.decrement();
+        ByStatus s = status(status);
+        s.count.increment();
+        s.time.record(nanos, TimeUnit.NANOSECONDS);
+        s.bytes.record(responseBytes);
+      }
+
+      /** The request was cut before a response ended. */
+      void reset() {
+        active.decrement();
+      }
+
+      private ByStatus status(int status) {
+        int i = status >= 0 && status < 600 ? status : 0;
+        ByStatus s = byStatus.get(i);
+        if (s == null) {
+          s = new ByStatus(Integer.toString(status));
+          byStatus.set(i, s); // a race makes two equal holders of the same registered meters
+        }
+        return s;
+      }
+
+      /** The meters of one method and status. */
+      private final class ByStatus {
+        final Counter count;
+        final Timer time;
+        final DistributionSummary bytes;
+
+        ByStatus(String code) {
+          count = Counter.builder(prefix + (server ? ".requests" : ".responses"))
+              .description(server ? "Number of processed requests" : "Response count with codes")
+              .tags("code", code, "method", name).register(registry);
+          time = Timer.builder(prefix + ".response.time")
+              .description(server ? "Request processing time" : "Response time")
+              .tags("code", code, "method", name).register(registry);
+          bytes = DistributionSummary.builder(prefix + ".response.bytes").description("Size of responses in bytes")
+              .baseUnit("bytes").tags("code", code, "method", name).register(registry);
+        }
+      }
     }
   }
 }

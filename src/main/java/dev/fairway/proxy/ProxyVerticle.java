@@ -90,7 +90,8 @@ public final class ProxyVerticle extends VerticleBase {
   public Future<?> start() {
     loop = ((ContextInternal) context).nettyEventLoop();
     VertxInternal vx = (VertxInternal) vertx;
-    pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup());
+    pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup(),
+        meters);
     initializer = new Initializer();
     MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> swap(m.body()));

@@ -10,6 +10,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.resolver.AddressResolverGroup;
+import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -39,11 +40,13 @@ final class UpstreamPool {
   private final EventLoop loop;
   private final ChannelFactory<? extends Channel> channels;
   private final AddressResolverGroup<InetSocketAddress> resolver;
+  private final HttpMeters meters;
   private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
   private int open;
 
   UpstreamPool(EventLoop loop, ChannelFactory<? extends Channel> channels,
-               AddressResolverGroup<InetSocketAddress> resolver) {
+               AddressResolverGroup<InetSocketAddress> resolver, HttpMeters meters) {
+    this.meters = meters;
     this.loop = loop;
     this.channels = channels;
     this.resolver = resolver;
@@ -95,7 +98,12 @@ final class UpstreamPool {
     f.addListener(r -> {
       if (r.isSuccess()) {
         open++;
-        f.channel().closeFuture().addListener(c -> open--);
+        SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
+        Object metric = meters.upstreamConnected(remote);
+        f.channel().closeFuture().addListener(c -> {
+          open--;
+          meters.upstreamDisconnected(metric, remote);
+        });
         done.accept(handler, null);
       } else {
         done.accept(null, r.cause());
