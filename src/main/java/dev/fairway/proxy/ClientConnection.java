@@ -14,12 +14,13 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection, last in its pipeline: starts an {@link Exchange} per request, one at a
@@ -51,6 +52,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private ArrayDeque<Object> queued;
   private int paused;
   private boolean closing;
+  /** Idle-timeout ticks per {@code idleTimeoutMs}: a connection closes after this many quiet ticks in a row. */
+  private static final int IDLE_TICKS = 4;
+  /** Whether anything was read or sent since the last idle tick. */
+  private boolean activity = true;
+  private int quietTicks;
+  private ScheduledFuture<?> idleTimer;
   /** The backend connection this one is tunnelled to (after a {@code 101}), or {@code null}. */
   private Channel tunnel;
 
@@ -74,6 +81,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       socketMetric = proxy.meters().connected(remoteAddress);
     }
     proxy.opened(this);
+    long idleMs = proxy.limits().idleTimeoutMs();
+    if (idleMs > 0) {
+      scheduleIdleTick(TimeUnit.MILLISECONDS.toNanos(idleMs) / IDLE_TICKS);
+    }
     ctx.fireChannelActive();
   }
 
@@ -90,8 +101,35 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     return remote;
   }
 
+  /** Bytes were read or sent: the connection is not idle. */
+  void touch() {
+    activity = true;
+  }
+
+  /**
+   * Closes the connection once nothing was read or sent for {@code idleTimeoutMs}: a timer ticks
+   * every quarter of it and the connection closes after four quiet ticks in a row, so within
+   * 1.25 times the timeout, without a timestamp taken per read or write.
+   */
+  private void scheduleIdleTick(long tickNanos) {
+    idleTimer = channel.eventLoop().schedule(() -> {
+      if (!channel.isActive()) {
+        return;
+      }
+      if (activity) {
+        activity = false;
+        quietTicks = 0;
+      } else if (++quietTicks >= IDLE_TICKS) {
+        channel.close();
+        return;
+      }
+      scheduleIdleTick(tickNanos);
+    }, tickNanos, TimeUnit.NANOSECONDS);
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    activity = true;
     if (tunnel != null) {
       tunnel.write(msg);
       if (!tunnel.isWritable()) {
@@ -246,6 +284,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     } else if (version == HttpVersion.HTTP_1_0) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
+    activity = true;
     if (close) {
       closing = true;
       ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
@@ -263,23 +302,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     tunnel = peer;
     guard.tunnel();
     ctx.pipeline().remove("codec");
-    if (ctx.pipeline().get("idle") != null) {
-      ctx.pipeline().remove("idle");
-    }
     resume(PAUSE_AWAIT | PAUSE_UPSTREAM | PAUSE_PIPELINE);
   }
 
   @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      ctx.close();
-      return;
-    }
-    ctx.fireUserEventTriggered(evt);
-  }
-
-  @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+    }
     Exchange e = current;
     current = null;
     if (e != null) {

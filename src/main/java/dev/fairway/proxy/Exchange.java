@@ -454,6 +454,7 @@ final class Exchange extends Waiter {
       u.channel().close();
     }
     boolean close = closeClient || hasBody && !requestEnded; // the rest of an unread body cannot be skipped
+    conn.touch();
     conn.ctx().writeAndFlush(c);
     if (clientMeter != null) {
       clientMeter.end(backendStatus, System.nanoTime() - upstreamNanos, bytesOut);
@@ -466,6 +467,7 @@ final class Exchange extends Waiter {
 
   /** The backend's read batch is over: send the client what it gave. */
   void flushToClient() {
+    conn.touch();
     conn.channel().flush();
   }
 

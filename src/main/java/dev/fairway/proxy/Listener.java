@@ -91,6 +91,7 @@ public final class Listener {
         return;
       }
       child.config().setOption(ChannelOption.TCP_NODELAY, true);
+      child.config().setAllocator(UpstreamPool.ALLOCATOR);
       child.pipeline().addLast(lane.initializer());
       lane.loop().register(child).addListener(f -> {
         if (!f.isSuccess()) {

@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -292,7 +291,7 @@ public final class ProxyVerticle extends VerticleBase {
 
   /**
    * The pipeline of a client connection: the {@link FramingGuard} sees every byte first, then
-   * Netty's HTTP/1.1 codec, an idle timer, and the {@link ClientConnection}. A connection over
+   * Netty's HTTP/1.1 codec, and the {@link ClientConnection} (which keeps the idle timeout). A connection over
    * {@code maxConnections} is answered 503 and closed.
    */
   private final class Initializer extends ChannelInitializer<Channel> {
@@ -312,9 +311,6 @@ public final class ProxyVerticle extends VerticleBase {
           .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
           .setMaxChunkSize(64 * 1024)
           .setHeadersFactory(DefaultHttpHeadersFactory.headersFactory().withValidation(false))));
-      if (limits.idleTimeoutMs() > 0) {
-        p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
-      }
       p.addLast("connection", new ClientConnection(ProxyVerticle.this, guard));
       if (clientConnections.incrementAndGet() > limits.maxConnections()) {
         clientConnections.decrementAndGet();
