@@ -157,7 +157,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       if (closing || req.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg); // the guard's stand-in is a FullHttpRequest with an empty buffer
         if (!closing) {
-          respond(null, Failure.of(req.decoderResult().cause()), 0, true);
+          respond(HttpVersion.HTTP_1_1, false, Failure.of(req.decoderResult().cause()), 0, true);
         }
         return;
       }
@@ -243,6 +243,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         dispatch(queued.poll());
       }
     }
+    if (current != null) {
+      current.flushToUpstream(); // what the queue held was written, and no read will come to flush it
+    }
     if (queued == null || queued.isEmpty()) {
       resume(PAUSE_PIPELINE);
     }
@@ -263,13 +266,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    * Answers with Fairway's own status for {@code f}: one plain-text line naming the reason. A
    * response already begun is cut instead (the connection closes).
    *
-   * @param req            the request answered ({@code null} for one the decoder refused)
-   * @param unreadBody     the request's body was not read: the connection cannot carry another
+   * @param version    the request's HTTP version
+   * @param keepAlive  whether the client asked to keep the connection open
+   * @param unreadBody the request's body was not read: the connection cannot carry another
    * @return whether the connection closes after this answer
    */
-  boolean respond(HttpRequest req, Failure f, long waitTimeoutMs, boolean unreadBody) {
+  boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
     byte[] body = (f.reason() + "\n").getBytes(StandardCharsets.UTF_8);
-    HttpVersion version = req == null ? HttpVersion.HTTP_1_1 : req.protocolVersion();
     FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(f.status()),
         Unpooled.wrappedBuffer(body));
     resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
@@ -277,8 +280,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (f.retryAfter()) {
       resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
     }
-    boolean close = f.closeConnection() || unreadBody || req == null || !HttpUtil.isKeepAlive(req)
-        || proxy.draining();
+    boolean close = f.closeConnection() || unreadBody || !keepAlive || proxy.draining();
     if (close) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (version == HttpVersion.HTTP_1_0) {

@@ -57,6 +57,10 @@ final class Exchange extends Waiter {
   private final boolean hasBody;
   private final boolean upgrade;
   private final boolean headRequest;
+  /** What the client's request head said, before it is turned into the backend's. */
+  private final HttpVersion clientVersion;
+  private final boolean clientKeepAlive;
+  private final boolean expectContinue;
   private final Consumer<Failure> bodyFaultHandler = this::onBodyFault;
 
   /** Links and deadline in the verticle's {@link ResponseDeadlines}. */
@@ -115,6 +119,9 @@ final class Exchange extends Waiter {
     this.hasBody = hasBody(req.headers());
     this.headRequest = req.method() == HttpMethod.HEAD;
     this.upgrade = isUpgrade(req) && !hasBody;
+    this.clientVersion = req.protocolVersion() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    this.clientKeepAlive = HttpUtil.isKeepAlive(req);
+    this.expectContinue = HttpUtil.is100ContinueExpected(req);
   }
 
   void start() {
@@ -261,7 +268,7 @@ final class Exchange extends Waiter {
       requestSent();
       return;
     }
-    if (HttpUtil.is100ContinueExpected(req)) {
+    if (expectContinue) {
       conn.ctx().pipeline().context(FramingGuard.NAME).writeAndFlush(CONTINUE.duplicate());
     }
     if (!ch.isWritable()) {
@@ -294,6 +301,7 @@ final class Exchange extends Waiter {
     boolean last = c instanceof LastHttpContent;
     if (last) {
       requestEnded = true;
+      dropTrailers((LastHttpContent) c);
     }
     if (done || !hasBody) {
       c.release();
@@ -315,6 +323,13 @@ final class Exchange extends Waiter {
     } else if (!ch.isWritable()) {
       conn.pause(ClientConnection.PAUSE_UPSTREAM);
       armUploadTimer();
+    }
+  }
+
+  /** Trailer fields are checked by the guard but not forwarded, either way (as with Vert.x before). */
+  private static void dropTrailers(LastHttpContent last) {
+    if (!last.trailingHeaders().isEmpty()) {
+      last.trailingHeaders().clear();
     }
   }
 
@@ -407,9 +422,9 @@ final class Exchange extends Waiter {
     responseKeepAlive = HttpUtil.isKeepAlive(r);
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
-    HttpVersion version = req.protocolVersion() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    HttpVersion version = clientVersion;
     r.setProtocolVersion(version);
-    closeClient = !HttpUtil.isKeepAlive(req) || proxy.draining();
+    closeClient = !clientKeepAlive || proxy.draining();
     boolean bodyless = headRequest || code == 204 || code == 304;
     if (!framed && !bodyless) {
       if (version == HttpVersion.HTTP_1_1) {
@@ -444,6 +459,7 @@ final class Exchange extends Waiter {
       return;
     }
     done = true;
+    dropTrailers((LastHttpContent) c);
     Upstream u = upstream;
     upstream = null;
     u.detach();
@@ -682,7 +698,7 @@ final class Exchange extends Waiter {
       return;
     }
     status = f.status();
-    boolean close = conn.respond(req, f, route.waitTimeoutMs(), hasBody && !requestEnded);
+    boolean close = conn.respond(clientVersion, clientKeepAlive, f, route.waitTimeoutMs(), hasBody && !requestEnded);
     bytesOut = f.reason().length() + 1;
     finish(status);
     conn.exchangeDone(this, close);

@@ -24,9 +24,9 @@ import java.util.function.Consumer;
  * <p>Example: a client sends {@code "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"}.
  * The head is valid and passed on; the chunk size {@code zz} is not, so the guard stops passing
  * bytes and tells the request's exchange, which answers 400 and closes. A head that is itself
- * invalid, too large or too slow never reaches the decoder: the guard hands Vert.x a stand-in
- * request whose decoder result carries the {@link Failure}, and the proxy's invalid-request
- * handler answers it.
+ * invalid, too large or too slow never reaches the decoder: the guard hands the decoder a stand-in
+ * request (passed through the decoder untouched) whose decoder result carries the
+ * {@link Failure}, and the {@link ClientConnection} answers it.
  *
  * <p>On a backend connection ({@link #forResponses}) any fault fails the connection with a
  * {@link Rejection}, which the exchange turns into 502 (or an aborted client stream mid-body).
@@ -406,7 +406,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         Unpooled.EMPTY_BUFFER);
     standIn.setDecoderResult(DecoderResult.failure(new Rejection(f)));
     ctx.fireChannelRead(standIn);
-    ctx.fireChannelReadComplete(); // Vert.x flushes what it wrote during a read when the read completes
+    ctx.fireChannelReadComplete(); // the connection flushes what it wrote during a read when the read completes
   }
 
   /** The body being forwarded is malformed: stop passing bytes and tell whoever forwards it. */

@@ -2,6 +2,7 @@ package dev.fairway.proxy;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -10,7 +11,11 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
+import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -21,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * lane forwards its connections' requests on its own event loop with its own backend pool.
  */
 public final class Listener {
+  private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
   private final List<ProxyVerticle> lanes = new CopyOnWriteArrayList<>();
   private int next;
   private Channel server;
@@ -53,9 +59,9 @@ public final class Listener {
         .addListener(f -> {
           if (f.isSuccess()) {
             synchronized (this) {
-              server = ((io.netty.channel.ChannelFuture) f).channel();
+              server = ((ChannelFuture) f).channel();
             }
-            bound.complete(((java.net.InetSocketAddress) server.localAddress()).getPort());
+            bound.complete(((InetSocketAddress) server.localAddress()).getPort());
           } else {
             bound.fail(f.cause());
           }
@@ -100,9 +106,15 @@ public final class Listener {
       });
     }
 
+    /**
+     * An accept failed (too many open files, say): pause accepting for a second rather than
+     * spin on the error, as Netty's own acceptor does.
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      // accept errors (e.g. too many open files) are transient: the server channel keeps accepting
+      LOG.warn("accepting a connection failed, pausing accepts for 1 s: {}", cause.toString());
+      ctx.channel().config().setAutoRead(false);
+      ctx.channel().eventLoop().schedule(() -> ctx.channel().config().setAutoRead(true), 1, TimeUnit.SECONDS);
     }
   }
 }

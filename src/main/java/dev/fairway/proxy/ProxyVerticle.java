@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -231,7 +232,7 @@ public final class ProxyVerticle extends VerticleBase {
   Exchange exchange(ClientConnection conn, HttpRequest req) {
     boolean body = Exchange.hasBody(req.headers());
     if (limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && Headers.hasUnderscoreName(req.headers())) {
-      conn.respond(req, Failure.UNDERSCORE_HEADER, 0, body);
+      conn.respond(req.protocolVersion(), HttpUtil.isKeepAlive(req), Failure.UNDERSCORE_HEADER, 0, body);
       return null;
     }
     String uri = req.uri();
@@ -247,7 +248,7 @@ public final class ProxyVerticle extends VerticleBase {
     }
     Route route = snapshot.route(hostOf(authority), pathOf(uri, pathStart));
     if (route == null) {
-      conn.respond(req, Failure.NO_ROUTE, 0, body);
+      conn.respond(req.protocolVersion(), HttpUtil.isKeepAlive(req), Failure.NO_ROUTE, 0, body);
       return null;
     }
     return new Exchange(this, conn, req, route, authority);

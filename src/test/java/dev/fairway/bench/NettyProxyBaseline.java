@@ -12,6 +12,11 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -47,9 +52,12 @@ import io.netty.util.ReferenceCountUtil;
  * writes are flushed once per read batch.
  *
  * <p>The optional system property {@code baseline.threads} sets the event loops (default: cores).
+ * It runs on Netty's epoll transport where available, as Fairway does.
  */
 public final class NettyProxyBaseline {
   private static final AtomicLong CURSOR = new AtomicLong();
+  private static Class<? extends ServerChannel> serverChannel;
+  private static Class<? extends Channel> clientChannel;
 
   private final List<InetSocketAddress> origins;
   /** Idle backend connections, per event loop and origin (touched only on that event loop). */
@@ -69,14 +77,18 @@ public final class NettyProxyBaseline {
       origins.add(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])));
     }
     int threads = Integer.getInteger("baseline.threads", Runtime.getRuntime().availableProcessors());
-    EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+    boolean epoll = Epoll.isAvailable(); // the transport Fairway uses on Linux
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads,
+        epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    serverChannel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
     NettyProxyBaseline proxy = new NettyProxyBaseline(origins);
     for (var loop : group) {
       List<ArrayDeque<Channel>> perOrigin = new ArrayList<>();
       origins.forEach(o -> perOrigin.add(new ArrayDeque<>()));
       proxy.idle.put((EventLoop) loop, perOrigin);
     }
-    Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+    Channel server = new ServerBootstrap().group(group).channel(serverChannel)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
@@ -137,7 +149,7 @@ public final class NettyProxyBaseline {
       pending = new ArrayList<>();
       pending.add(req);
       Backend handler = new Backend(this);
-      var f = new Bootstrap().group(ctx.channel().eventLoop()).channel(NioSocketChannel.class)
+      var f = new Bootstrap().group(ctx.channel().eventLoop()).channel(clientChannel)
           .option(ChannelOption.TCP_NODELAY, true)
           .handler(new ChannelInitializer<SocketChannel>() {
             @Override

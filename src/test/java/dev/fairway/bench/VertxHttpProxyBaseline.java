@@ -70,7 +70,7 @@ public final class VertxHttpProxyBaseline extends VerticleBase {
     }
     int loops = VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
     int instances = Integer.getInteger("baseline.instances", loops);
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true)); // epoll, as Fairway
     vertx.deployVerticle(() -> new VertxHttpProxyBaseline(host, port, origins),
             new DeploymentOptions().setInstances(instances))
         .onSuccess(id -> System.out.println("vertx-http-proxy baseline on " + host + ":" + port
