@@ -4,6 +4,7 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
@@ -463,7 +464,7 @@ class ProtocolEdgesTest {
    * connection's close ({@code bodiless}: none, as for HEAD, 1xx, 204 and 304).
    */
   private static Wire read(InputStream in, boolean bodiless) throws IOException {
-    String head = readHead(in);
+    String head = RawHttp.readHead(in);
     List<String[]> fields = new ArrayList<>();
     String[] lines = head.split("\r\n");
     boolean chunked = false;
@@ -533,21 +534,6 @@ class ProtocolEdgesTest {
       line.write(b);
       prev = b;
     }
-  }
-
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("closed inside the response head: " + head.toString(StandardCharsets.ISO_8859_1));
-      }
-      head.write(b);
-      matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    String text = head.toString(StandardCharsets.ISO_8859_1);
-    return text.substring(0, text.length() - 4);
   }
 
   /** What a {@link WireBackend} does with one request head: writes its answer; {@code true} keeps the connection. */
@@ -620,7 +606,7 @@ class ProtocolEdgesTest {
         while (true) {
           String head;
           try {
-            head = readHead(in);
+            head = RawHttp.readHead(in);
           } catch (IOException e) {
             return; // the proxy closed the connection
           }

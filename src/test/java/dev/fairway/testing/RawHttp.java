@@ -110,13 +110,14 @@ public final class RawHttp {
     return new Response(status, headers, new String(body, StandardCharsets.UTF_8));
   }
 
-  private static String readHead(InputStream in) throws IOException {
+  /** Reads one message head up to its blank line; returns it without the final CRLF CRLF. */
+  public static String readHead(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     int matched = 0;
     while (matched < 4) {
       int b = in.read();
       if (b < 0) {
-        throw new IOException("connection closed inside the response head: " + head);
+        throw new IOException("connection closed inside a message head: " + head);
       }
       head.write(b);
       matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
