@@ -52,6 +52,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private ArrayDeque<Object> queued;
   private int paused;
   private boolean closing;
+  /** Close once the current exchange ends (the body of a request queued behind it broke). */
+  private boolean closeWhenDone;
   /** Idle-timeout ticks per {@code idleTimeoutMs}: a connection closes after this many quiet ticks in a row. */
   private static final int IDLE_TICKS = 4;
   /** Whether anything was read or sent since the last idle tick. */
@@ -233,7 +235,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     current = null;
     resume(PAUSE_AWAIT | PAUSE_UPSTREAM);
-    if (close || proxy.draining() && channel.isActive()) {
+    if (close || closeWhenDone || proxy.draining() && channel.isActive()) {
       closeAfterWrites();
       return;
     }
@@ -249,6 +251,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (queued == null || queued.isEmpty()) {
       resume(PAUSE_PIPELINE);
     }
+  }
+
+  /** The connection closes when the current exchange ends, taking no further request. */
+  void closeWhenDone() {
+    closeWhenDone = true;
   }
 
   /** Closes the connection once everything written so far is sent. */

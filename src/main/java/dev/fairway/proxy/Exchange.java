@@ -9,6 +9,9 @@ import dev.fairway.slots.Waiter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -463,7 +466,7 @@ final class Exchange extends Waiter {
     Upstream u = upstream;
     upstream = null;
     u.detach();
-    if (requestSent && responseKeepAlive && u.channel().isActive()) {
+    if (requestSent && responseKeepAlive && u.channel().isActive() && nothingUnsent(u.channel())) {
       u.channel().config().setAutoRead(true);
       proxy.pool().offer(u);
     } else {
@@ -479,6 +482,20 @@ final class Exchange extends Waiter {
     release(backendStatus >= 500 ? Outcome.FAILED : Outcome.OK);
     finish(status);
     conn.exchangeDone(this, close);
+  }
+
+  /** Closes a tunnel's side once what was written to it is sent (a plain close would drop it). */
+  private static void closeAfterWrites(Channel ch) {
+    ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /**
+   * Whether everything written to a backend connection was sent: a backend that answered early
+   * may leave part of the request body queued, which must not go before the next request.
+   */
+  private static boolean nothingUnsent(Channel ch) {
+    ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
+    return out == null || out.totalPendingWriteBytes() == 0;
   }
 
   /** The backend's read batch is over: send the client what it gave. */
@@ -517,9 +534,9 @@ final class Exchange extends Waiter {
     upstream = null;
     if (u != null) {
       u.detach();
-      u.channel().close();
+      closeAfterWrites(u.channel());
     }
-    conn.channel().close();
+    closeAfterWrites(conn.channel());
     release(Outcome.OK);
     finish(101);
   }
@@ -614,6 +631,10 @@ final class Exchange extends Waiter {
     if (done) {
       return;
     }
+    if (requestEnded) {
+      conn.closeWhenDone(); // a later pipelined request's body broke: this one finishes first
+      return;
+    }
     if (responseStarted) {
       abort(Outcome.ABORTED);
       return;
@@ -684,6 +705,8 @@ final class Exchange extends Waiter {
     done = true;
     dropUpstream();
     releasePending();
+    // a reset, not a FIN: a body that ends at the connection's close must not look complete
+    conn.channel().config().setOption(ChannelOption.SO_LINGER, 0);
     conn.channel().close();
     release(outcome);
     finish(0);
@@ -716,7 +739,7 @@ final class Exchange extends Waiter {
       return;
     }
     long now = System.nanoTime();
-    long latency = now - slotNanos;
+    long latency = slotNanos == 0 ? 0 : now - slotNanos; // 0: released before any backend was tried
     if (table.release(this, now, latency, outcome == Outcome.FAILED) && outcome != Outcome.ABORTED) {
       proxy.tally().record(endpoint().id(), latency, outcome == Outcome.FAILED, loadReport);
       proxy.metrics().backend(endpoint().id()).record(backendStatus, latency);

@@ -126,14 +126,20 @@ public final class HttpMeters {
       for (int i = 0; i < METHODS.length; i++) {
         if (METHODS[i] == m) {
           Method k = known.get(i);
-          if (k == null) {
-            k = new Method(m.name());
-            known.set(i, k); // a race makes two equal holders of the same registered meters
-          }
-          return k;
+          return k != null ? k : create(i);
         }
       }
       return other.computeIfAbsent(m.name(), Method::new);
+    }
+
+    /** First use of a method: one holder only, since the gauge stays bound to the first one's counter. */
+    private synchronized Method create(int i) {
+      Method k = known.get(i);
+      if (k == null) {
+        k = new Method(METHODS[i].name());
+        known.set(i, k);
+      }
+      return k;
     }
 
     /** The meters of requests with one method: per status, made on first use. */

@@ -49,7 +49,6 @@ final class UpstreamPool {
   private final AddressResolverGroup<InetSocketAddress> resolver;
   private final HttpMeters meters;
   private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
-  private int open;
 
   UpstreamPool(EventLoop loop, ChannelFactory<? extends Channel> channels,
                AddressResolverGroup<InetSocketAddress> resolver, HttpMeters meters) {
@@ -105,13 +104,9 @@ final class UpstreamPool {
         .connect(host, port);
     f.addListener(r -> {
       if (r.isSuccess()) {
-        open++;
         SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
         Object metric = meters.upstreamConnected(remote);
-        f.channel().closeFuture().addListener(c -> {
-          open--;
-          meters.upstreamDisconnected(metric, remote);
-        });
+        f.channel().closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
         done.accept(handler, null);
       } else {
         done.accept(null, r.cause());
@@ -138,10 +133,5 @@ final class UpstreamPool {
   void closeIdle() {
     idle.values().forEach(q -> q.forEach(u -> u.channel().close()));
     idle.clear();
-  }
-
-  /** Open backend connections of this event loop, idle or busy. */
-  int open() {
-    return open;
   }
 }

@@ -96,6 +96,23 @@ class ProtocolEdgesTest {
     TestFairway.assertIdleSoon(fairway);
   }
 
+  @Test
+  void brokenBodyOfAPipelinedRequestLetsTheOneBeforeItFinishThenCloses() throws Exception {
+    TestBackend b = pathEchoBackend();
+    Fairway fairway = start(TestConfig.service("web", backend("b", b.port(), 10)));
+
+    try (Socket s = open(fairway)) {
+      // the chunk size "zz" of the second request is invalid; the first is still being answered
+      send(s, "GET /slow HTTP/1.1\r\nHost: a\r\n\r\n"
+          + "POST /b HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+      Wire first = read(s.getInputStream(), false);
+      assertThat(first.status() + " " + first.body()).isEqualTo("200 GET /slow ");
+      assertThat(s.getInputStream().read()).as("then the connection closes").isEqualTo(-1);
+    }
+    assertThat(b.requests()).as("the broken request never reaches the backend").isEqualTo(1);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
   // 2. HTTP/1.0 clients
 
   @Test
