@@ -1,6 +1,9 @@
 package dev.fairway.proxy;
 
 import dev.fairway.config.EdgeLimits;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -17,7 +20,10 @@ final class HeadCheck {
   static final long CHUNKED = -1;
   /** Body length of a response delimited by the connection's close. */
   static final long UNTIL_CLOSE = -2;
-  private static final String TCHAR = "!#$%&'*+-.^_`|~";
+  /** Which bytes are tchars (RFC 9110 §5.6.2), by value. */
+  private static final boolean[] TCHAR = tchars();
+  /** Reads eight bytes of a head at once. */
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** The outcome: either a failure, or the message's framing. */
   record Verdict(Failure failure, long bodyLength, int status, boolean upgrade) {
@@ -29,6 +35,9 @@ final class HeadCheck {
       return failure == null;
     }
   }
+
+  /** The verdict of most requests: valid, no body, no upgrade. */
+  private static final Verdict BODYLESS_REQUEST = new Verdict(null, 0, 0, false);
 
   private HeadCheck() {
   }
@@ -48,8 +57,9 @@ final class HeadCheck {
   }
 
   /**
-   * Works on the bytes as they are (ISO-8859-1, one char a byte) and allocates only the values of
-   * the framing fields: this runs for every request and every response.
+   * Works on the bytes as they are (ISO-8859-1, one char a byte) and allocates nothing for the
+   * usual head (a {@code Transfer-Encoding} or an unusual {@code Content-Length} value is read
+   * as a string): this runs for every request and every response.
    */
   private static Verdict check(byte[] h, int len, boolean request, EdgeLimits limits, boolean toHead) {
     Failure bad = request ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE;
@@ -57,15 +67,9 @@ final class HeadCheck {
       return Verdict.fail(bad);
     }
     int textEnd = len - 4;
-    int lines = 1;
-    for (int p = 0; p < textEnd; p++) {
-      byte b = h[p];
-      if (b == '\r' && p + 1 < textEnd && h[p + 1] == '\n') {
-        lines++;
-        p++;
-      } else if (b == '\r' || b == '\n' || b == 0) {
-        return Verdict.fail(bad); // a bare CR or LF, or NUL, inside a line
-      }
+    int lines = countLines(h, textEnd);
+    if (lines < 0) {
+      return Verdict.fail(bad); // a bare CR or LF, or NUL, inside a line
     }
     int startEnd = lineEnd(h, 0, textEnd);
     boolean http10;
@@ -76,8 +80,8 @@ final class HeadCheck {
       }
       int sp1 = indexOf(h, (byte) ' ', 0, startEnd);
       int sp2 = sp1 < 0 ? -1 : indexOf(h, (byte) ' ', sp1 + 1, startEnd);
-      if (sp2 < 0 || indexOf(h, (byte) ' ', sp2 + 1, startEnd) >= 0 || !isToken(h, 0, sp1) || sp2 == sp1 + 1
-          || !isVersion(h, sp2 + 1, startEnd)) {
+      if (sp2 < 0 || indexOf(h, (byte) ' ', sp2 + 1, startEnd) >= 0 || tokenEnd(h, 0, sp1) != sp1 || sp1 == 0
+          || sp2 == sp1 + 1 || !isVersion(h, sp2 + 1, startEnd)) {
         return Verdict.fail(bad);
       }
       http10 = h[startEnd - 1] == '0';
@@ -96,28 +100,43 @@ final class HeadCheck {
       }
     }
     String te = null;
-    String cl = null;
+    int contentLengths = 0;
+    long cl = -1;
     int hosts = 0;
     boolean upgrade = false;
     for (int s = startEnd + 2; s <= textEnd && startEnd < textEnd; ) {
       int e = lineEnd(h, s, textEnd);
-      if (e == s || h[s] == ' ' || h[s] == '\t') {
-        return Verdict.fail(bad); // obs-fold (RFC 9112 §5.2) or an empty field line
+      int colon = tokenEnd(h, s, e);
+      if (colon == s || colon == e || h[colon] != ':') {
+        // an empty field line, obs-fold (RFC 9112 §5.2), no colon, or a name that is no token
+        // (whitespace before the colon included, §5.1)
+        return Verdict.fail(bad);
       }
-      int colon = indexOf(h, (byte) ':', s, e);
-      if (colon <= s || !isToken(h, s, colon)) {
-        return Verdict.fail(bad); // includes whitespace before the colon (§5.1)
-      }
-      if (nameIs(h, s, colon, "transfer-encoding")) {
-        String value = value(h, colon + 1, e);
-        te = te == null ? value : te + "," + value;
-      } else if (nameIs(h, s, colon, "content-length")) {
-        String value = value(h, colon + 1, e);
-        cl = cl == null ? value : cl + "," + value;
-      } else if (nameIs(h, s, colon, "host")) {
-        hosts++;
-      } else if (nameIs(h, s, colon, "upgrade")) {
-        upgrade = true;
+      switch (colon - s) {
+        case 17 -> {
+          if (nameIs(h, s, colon, "transfer-encoding")) {
+            String value = value(h, colon + 1, e);
+            te = te == null ? value : te + "," + value;
+          }
+        }
+        case 14 -> {
+          if (nameIs(h, s, colon, "content-length")) {
+            contentLengths++;
+            cl = contentLength(h, colon + 1, e);
+          }
+        }
+        case 4 -> {
+          if (nameIs(h, s, colon, "host")) {
+            hosts++;
+          }
+        }
+        case 7 -> {
+          if (nameIs(h, s, colon, "upgrade")) {
+            upgrade = true;
+          }
+        }
+        default -> {
+        }
       }
       s = e + 2;
     }
@@ -129,28 +148,77 @@ final class HeadCheck {
     }
     long length;
     if (te != null) {
-      if (cl != null || http10 || !chunkedLast(te)) {
+      if (contentLengths > 0 || http10 || !chunkedLast(te)) {
         return Verdict.fail(bad);
       }
       length = CHUNKED;
-    } else if (cl != null) {
-      length = contentLength(cl);
-      if (length < 0) {
-        return Verdict.fail(bad);
+    } else if (contentLengths > 0) {
+      if (contentLengths > 1 || cl < 0) {
+        return Verdict.fail(bad); // a repeated field is refused even with equal values (see contentLength)
       }
+      length = cl;
     } else {
       length = request ? 0 : UNTIL_CLOSE;
     }
     if (!request && (toHead || status < 200 || status == 204 || status == 304)) {
       length = 0;
     }
+    if (length == 0 && status == 0 && !upgrade) {
+      return BODYLESS_REQUEST;
+    }
     return new Verdict(null, length, status, upgrade);
   }
 
-  /** Where the line starting at {@code from} ends: its CRLF, or {@code end}. */
+  /**
+   * The number of lines of {@code h[0, end)} (CRLF-separated), or -1 if a CR or LF stands
+   * alone or a NUL appears. Eight bytes at a time while none of them is below {@code 0x0E}.
+   */
+  private static int countLines(byte[] h, int end) {
+    int lines = 1;
+    int p = 0;
+    while (p < end) {
+      if (p + 8 <= end && !hasByteBelow14((long) LONGS.get(h, p))) {
+        p += 8;
+        continue;
+      }
+      for (int stop = Math.min(p + 8, end); p < stop; p++) {
+        byte b = h[p];
+        if (b == '\r') {
+          if (p + 1 >= end || h[p + 1] != '\n') {
+            return -1;
+          }
+          lines++;
+          p++;
+        } else if (b == '\n' || b == 0) {
+          return -1;
+        }
+      }
+    }
+    return lines;
+  }
+
+  /** Whether a byte of {@code x} is below {@code 0x0E} (CR, LF, NUL and the other controls up to CR). */
+  private static boolean hasByteBelow14(long x) {
+    return ((x - 0x0E0E0E0E0E0E0E0EL) & ~x & 0x8080808080808080L) != 0;
+  }
+
+  /** Whether a byte of {@code x} is CR. */
+  private static boolean hasCr(long x) {
+    long y = x ^ 0x0D0D0D0D0D0D0D0DL;
+    return ((y - 0x0101010101010101L) & ~y & 0x8080808080808080L) != 0;
+  }
+
+  /**
+   * Where the line starting at {@code from} ends: its CR (which {@link #countLines} made sure
+   * starts a CRLF), or {@code end}.
+   */
   private static int lineEnd(byte[] h, int from, int end) {
-    for (int p = from; p + 1 < end; p++) {
-      if (h[p] == '\r' && h[p + 1] == '\n') {
+    int p = from;
+    while (p + 8 <= end && !hasCr((long) LONGS.get(h, p))) {
+      p += 8;
+    }
+    for (; p < end; p++) {
+      if (h[p] == '\r') {
         return p;
       }
     }
@@ -193,16 +261,40 @@ final class HeadCheck {
         && h[from + 4] == '/' && h[from + 5] == '1' && h[from + 6] == '.' && (h[from + 7] == '1' || h[from + 7] == '0');
   }
 
-  private static boolean isToken(byte[] h, int from, int end) {
-    if (end <= from) {
-      return false;
+  /** Where the token starting at {@code from} ends: at the first byte that is no tchar, or {@code end}. */
+  private static int tokenEnd(byte[] h, int from, int end) {
+    int p = from;
+    while (p < end && TCHAR[h[p] & 0xff]) {
+      p++;
     }
-    for (int p = from; p < end; p++) {
-      if (!isTchar((char) (h[p] & 0xff))) {
-        return false;
+    return p;
+  }
+
+  /**
+   * A {@code Content-Length} value in {@code h[from, end)}: digits between spaces or tabs are read
+   * in place; anything else goes through {@link #contentLength(String)} as the stripped string.
+   */
+  private static long contentLength(byte[] h, int from, int end) {
+    int s = from;
+    int e = end;
+    while (s < e && (h[s] == ' ' || h[s] == '\t')) {
+      s++;
+    }
+    while (e > s && (h[e - 1] == ' ' || h[e - 1] == '\t')) {
+      e--;
+    }
+    if (e == s || e - s > 18) {
+      return contentLength(value(h, from, end));
+    }
+    long v = 0;
+    for (int p = s; p < e; p++) {
+      int d = h[p] - '0';
+      if (d < 0 || d > 9) {
+        return contentLength(value(h, from, end));
       }
+      v = v * 10 + d;
     }
-    return true;
+    return v;
   }
 
   /** Whether a Transfer-Encoding list ends in {@code chunked} and names it only once (§6.1). */
@@ -281,6 +373,14 @@ final class HeadCheck {
   }
 
   private static boolean isTchar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || TCHAR.indexOf(c) >= 0;
+    return c < TCHAR.length && TCHAR[c];
+  }
+
+  private static boolean[] tchars() {
+    boolean[] t = new boolean[256];
+    for (char c = 0; c < 256; c++) {
+      t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+    }
+    return t;
   }
 }
