@@ -292,35 +292,53 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         }
       }
       in.getBytes(i, buf, headLength, n);
-      for (int k = headLength, stop = headLength + n; k < stop; k++) {
-        byte b = buf[k];
-        headLength = k + 1;
-        i++;
+      int offset = i - headLength; // the byte at buf[k] is in's byte at offset + k
+      int k = headLength;
+      int stop = k + n;
+      int limitAt = limitAt();
+      while (k < stop) {
+        byte b = buf[k++];
         if (b == '\n') {
-          if (headLength < 2 || buf[headLength - 2] != '\r') {
+          headLength = k;
+          if (k < 2 || buf[k - 2] != '\r') {
             rejectHead(requests ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE); // bare LF
-            return i - start;
+            return offset + k - start;
           }
-          int lineLength = headLength - lineStart;
-          lineStart = headLength;
+          int lineLength = k - lineStart;
+          lineStart = k;
           if (fieldsStart < 0) {
-            fieldsStart = headLength;
+            fieldsStart = k;
+            limitAt = limitAt();
           }
-          if (lineLength <= 2 && headLength >= 4 && buf[headLength - 2] == '\r' && buf[headLength - 3] == '\n') {
+          if (lineLength <= 2 && k >= 4 && buf[k - 2] == '\r' && buf[k - 3] == '\n') {
             headComplete(ctx, buf);
-            return i - start;
+            return offset + k - start;
           }
         }
-        if (tooLarge()) {
-          return i - start;
+        if (k >= limitAt) {
+          headLength = k;
+          if (tooLarge()) {
+            return offset + k - start;
+          }
         }
       }
+      headLength = k;
+      i = offset + k;
     }
     if (scratch != null) {
       // The read ended inside the head: keep what came so far for the next read.
       head = Arrays.copyOf(buf, Math.min(headLimit + 1, Math.max(1024, headLength * 2)));
     }
     return i - start;
+  }
+
+  /** The head length from which {@link #tooLarge} may hold: below it, no limit is reached. */
+  private int limitAt() {
+    int at = headLimit;
+    if (requests) {
+      at = Math.min(at, fieldsStart < 0 ? limits.maxRequestLineBytes() + 3 : fieldsStart + limits.maxHeaderBytes() + 3);
+    }
+    return at;
   }
 
   /** Enforces the request line and head limits while the head is still arriving. */
