@@ -33,10 +33,10 @@ final class AccessLog {
    * @param startNanos when the request arrived ({@code System.nanoTime()})
    * @param slotNanos  when the backend's slot was taken, or 0
    * @param waitNanos  time spent waiting for a slot
+   * @param now        {@code System.nanoTime()} when the exchange ended
    */
   void log(HttpRequest req, String remote, String service, String backend, int status, long bytes, long startNanos,
-           long slotNanos, long waitNanos) {
-    long now = System.nanoTime();
+           long slotNanos, long waitNanos, long now) {
     Instant arrived = Instant.ofEpochMilli(System.currentTimeMillis() - (now - startNanos) / 1_000_000);
     AccessRecord r = new AccessRecord(arrived, remote, req.method().name(), req.uri(),
         req.protocolVersion().text(), service, backend, status, bytes, (now - startNanos) / 1e6,

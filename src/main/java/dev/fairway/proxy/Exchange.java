@@ -138,7 +138,7 @@ final class Exchange extends Waiter {
     }
     Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
-      case GRANTED -> connect(endpoint(), false);
+      case GRANTED -> connect(endpoint(), false, startNanos);
       case QUEUED -> awaitSlot();
       case NO_BACKEND -> {
         meters.noBackend().increment();
@@ -196,23 +196,27 @@ final class Exchange extends Waiter {
         waitTimer.cancel(false);
         waitTimer = null;
       }
-      waitNanos = System.nanoTime() - enqueuedNanos();
+      long now = System.nanoTime();
+      waitNanos = now - enqueuedNanos();
       meters.slotWait().record(waitNanos, TimeUnit.NANOSECONDS);
       if (clientGone) {
         release(Outcome.ABORTED);
         finish(0);
       } else {
-        connect(endpoint, false);
+        connect(endpoint, false, now);
       }
     });
   }
 
-  /** @param fresh on a new connection, never a pooled one (retry after a stale keep-alive one) */
-  private void connect(Endpoint e, boolean fresh) {
-    slotNanos = System.nanoTime();
+  /**
+   * @param fresh   on a new connection, never a pooled one (retry after a stale keep-alive one)
+   * @param nowNanos {@code System.nanoTime()} of the slot's grant, read once by the caller
+   */
+  private void connect(Endpoint e, boolean fresh, long nowNanos) {
+    slotNanos = nowNanos;
     Upstream u = fresh ? null : proxy.pool().poll(e.address());
     if (u != null) {
-      send(u);
+      send(u, nowNanos);
     } else {
       proxy.pool().connect(e.host(), e.port(), (int) Math.min(Integer.MAX_VALUE, route.timeouts().connectMs()), this::onConnect);
     }
@@ -228,17 +232,22 @@ final class Exchange extends Waiter {
       }
       return;
     }
+    long now = System.nanoTime();
     if (clientGone) {
-      proxy.pool().offer(u); // unused: as good as new for the next request
-      release(Outcome.ABORTED);
-      finish(0);
+      proxy.pool().offer(u, now); // unused: as good as new for the next request
+      release(Outcome.ABORTED, now);
+      finish(0, now);
       return;
     }
-    send(u);
+    send(u, now);
   }
 
-  /** Writes the request head, and whatever of the body came already, to the backend connection. */
-  private void send(Upstream u) {
+  /**
+   * Writes the request head, and whatever of the body came already, to the backend connection.
+   *
+   * @param nowNanos {@code System.nanoTime()}, read once by the caller
+   */
+  private void send(Upstream u, long nowNanos) {
     upstream = u;
     u.attach(this);
     u.guard.expectResponseTo(headRequest);
@@ -252,12 +261,12 @@ final class Exchange extends Waiter {
       }
       clientMeter = httpMeters.client().method(req.method());
       clientMeter.begin();
-      upstreamNanos = System.nanoTime();
+      upstreamNanos = nowNanos;
     }
     ch.write(req);
     if (!hasBody) {
       ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-      requestSent();
+      requestSent(nowNanos);
       return;
     }
     if (pending != null) {
@@ -268,7 +277,7 @@ final class Exchange extends Waiter {
     }
     ch.flush();
     if (requestEnded) {
-      requestSent();
+      requestSent(nowNanos);
       return;
     }
     if (expectContinue) {
@@ -322,7 +331,7 @@ final class Exchange extends Waiter {
     Channel ch = u.channel();
     ch.write(c);
     if (last) {
-      requestSent();
+      requestSent(System.nanoTime());
     } else if (!ch.isWritable()) {
       conn.pause(ClientConnection.PAUSE_UPSTREAM);
       armUploadTimer();
@@ -344,14 +353,15 @@ final class Exchange extends Waiter {
     }
   }
 
-  private void requestSent() {
+  /** @param nowNanos {@code System.nanoTime()} when the request's last byte was written */
+  private void requestSent(long nowNanos) {
     requestSent = true;
     cancelUploadTimer();
     if (clientMeter != null) {
       clientMeter.requestBytes(bytesIn);
     }
     if (!responseStarted && !armed) {
-      proxy.deadlines().arm(this, System.nanoTime() + route.timeouts().responseMs() * 1_000_000L);
+      proxy.deadlines().arm(this, nowNanos + route.timeouts().responseMs() * 1_000_000L);
     }
   }
 
@@ -463,12 +473,13 @@ final class Exchange extends Waiter {
     }
     done = true;
     dropTrailers((LastHttpContent) c);
+    long now = System.nanoTime();
     Upstream u = upstream;
     upstream = null;
     u.detach();
     if (requestSent && responseKeepAlive && u.channel().isActive() && nothingUnsent(u.channel())) {
       u.channel().config().setAutoRead(true);
-      proxy.pool().offer(u);
+      proxy.pool().offer(u, now);
     } else {
       u.channel().close();
     }
@@ -476,11 +487,11 @@ final class Exchange extends Waiter {
     conn.touch();
     conn.ctx().writeAndFlush(c);
     if (clientMeter != null) {
-      clientMeter.end(backendStatus, System.nanoTime() - upstreamNanos, bytesOut);
+      clientMeter.end(backendStatus, now - upstreamNanos, bytesOut);
       clientMeter = null;
     }
-    release(backendStatus >= 500 ? Outcome.FAILED : Outcome.OK);
-    finish(status);
+    release(backendStatus >= 500 ? Outcome.FAILED : Outcome.OK, now);
+    finish(status, now);
     conn.exchangeDone(this, close);
   }
 
@@ -586,10 +597,11 @@ final class Exchange extends Waiter {
    */
   private void retryElsewhere(Failure otherwise) {
     Endpoint failed = endpoint();
-    if (!retried && table.acquireExcept(route.slots(), this, System.nanoTime(), failed) == Admission.GRANTED) {
+    long now = System.nanoTime();
+    if (!retried && table.acquireExcept(route.slots(), this, now, failed) == Admission.GRANTED) {
       retried = true;
       meters.retries().increment();
-      connect(endpoint(), true);
+      connect(endpoint(), true, now);
       return;
     }
     fail(otherwise);
@@ -735,10 +747,14 @@ final class Exchange extends Waiter {
   }
 
   private void release(Outcome outcome) {
+    release(outcome, System.nanoTime());
+  }
+
+  /** @param now {@code System.nanoTime()}, read once by the caller */
+  private void release(Outcome outcome, long now) {
     if (endpoint() == null) {
       return;
     }
-    long now = System.nanoTime();
     long latency = slotNanos == 0 ? 0 : now - slotNanos; // 0: released before any backend was tried
     if (table.release(this, now, latency, outcome == Outcome.FAILED) && outcome != Outcome.ABORTED) {
       proxy.tally().record(endpoint().id(), latency, outcome == Outcome.FAILED, loadReport);
@@ -751,6 +767,11 @@ final class Exchange extends Waiter {
    * writes one access-log line, when the log is on; status 0 means the connection was cut.
    */
   private void finish(int finalStatus) {
+    finish(finalStatus, System.nanoTime());
+  }
+
+  /** @param now {@code System.nanoTime()}, read once by the caller */
+  private void finish(int finalStatus, long now) {
     if (logged) {
       return;
     }
@@ -761,7 +782,7 @@ final class Exchange extends Waiter {
       if (finalStatus == 0) {
         serverMeter.reset();
       } else {
-        serverMeter.end(finalStatus, System.nanoTime() - startNanos, bytesOut);
+        serverMeter.end(finalStatus, now - startNanos, bytesOut);
       }
     }
     AccessLog log = proxy.accessLog();
@@ -770,6 +791,6 @@ final class Exchange extends Waiter {
     }
     Endpoint e = endpoint();
     log.log(req, conn.remote(), route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos,
-        e == null ? 0 : slotNanos, waitNanos);
+        e == null ? 0 : slotNanos, waitNanos, now);
   }
 }

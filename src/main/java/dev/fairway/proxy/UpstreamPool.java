@@ -74,10 +74,14 @@ final class UpstreamPool {
     return null;
   }
 
-  /** Takes back a connection whose exchange is over and that may carry another request. */
-  void offer(Upstream u) {
+  /**
+   * Takes back a connection whose exchange is over and that may carry another request.
+   *
+   * @param nowNanos {@code System.nanoTime()}: from when it is idle
+   */
+  void offer(Upstream u, long nowNanos) {
     u.detach();
-    u.idleSince = System.nanoTime();
+    u.idleSince = nowNanos;
     idle.computeIfAbsent(u.key, k -> new ArrayDeque<>()).addLast(u);
   }
 
