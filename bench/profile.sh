@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Where Fairway's CPU goes under load: perf samples (cpu-clock, kernel and Java frames, Java
+# symbols from `jcmd Compiler.perfmap`) of the Fairway process while wrk loads it through two
+# nginx backends on 127.0.0.1; prints the hottest symbols (self time) and the share of time in the
+# kernel, Netty, Fairway and the JVM.
+#
+#   bench/profile.sh
+#   URLPATH=/64k CONNS=200 bench/profile.sh
+#
+# Environment (defaults in brackets): DURATION [10s] (perf records 6 s in its middle)  CONNS [50]
+#   URLPATH [/]  WARMUP [8s]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]
+#   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31500]: backends BASE+1, BASE+2, Fairway
+#   BASE+81, admin BASE+91
+# Needs perf (linux-perf), root. Loopback only; every process it starts is stopped on exit.
+set -euo pipefail
+
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-50}
+URLPATH=${URLPATH:-/}
+WARMUP=${WARMUP:-8s}
+TOP=${TOP:-40}
+BASE_PORT=${BASE_PORT:-31500}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"}
+
+HOST=127.0.0.1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib/common.sh
+source "$ROOT/bench/lib/common.sh"
+for tool in wrk nginx java jcmd perf curl awk; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
+ensure_jar
+
+B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
+ports_free "$B1" "$B2" "$FP" "$AP"
+WORK=$(mktemp -d /tmp/fairway-profile.XXXXXX)
+PIDS=()
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start_nginx 1 "$B1"
+start_nginx 2 "$B2"
+fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2" round-robin 1000 3600000 \
+  "${METRICS_VERTX:-true}" "${ACCESS_LOG:-false}"
+# shellcheck disable=SC2086 # a list of flags
+java $JAVA_OPTS -XX:+PreserveFramePointer -jar "$ROOT/target/fairway.jar" -conf "$WORK/fairway.json" \
+  > "$WORK/fairway.log" 2>&1 &
+PIDS+=($!); FPID=$!
+wait_http "$FP" "$URLPATH" "$FPID" Fairway
+run_wrk "http://$HOST:$FP$URLPATH" "$CONNS" "$WARMUP" > /dev/null
+
+run_wrk "http://$HOST:$FP$URLPATH" "$CONNS" "$DURATION" > "$WORK/wrk.txt" &
+wrk_pid=$!
+sleep 2
+perf record -q -F 1999 -g -p "$FPID" -o "$WORK/perf.data" -- sleep 6 2>/dev/null
+wait "$wrk_pid"
+jcmd "$FPID" Compiler.perfmap > /dev/null
+read -r rps p99 _ < "$WORK/wrk.txt"
+echo "Fairway, wrk -c$CONNS $URLPATH: $rps req/s, p99 $p99 ms, $(date -u +%Y-%m-%dT%H:%MZ), load $(loadavg)"
+perf report -i "$WORK/perf.data" --no-children --sort sym --stdio -q -g none 2>/dev/null | grep '%' > "$WORK/report.txt"
+[[ -n ${KEEP:-} ]] && cp "$WORK/perf.data" "$KEEP"
+sed -n "1,${TOP}p" "$WORK/report.txt"
+echo
+echo "self time by part:"
+awk '
+  /%/ { p = $1; sub("%", "", p); s = $0
+        if (s ~ /\[k\]/) k += p
+        else if (s ~ /dev\.fairway/) f += p
+        else if (s ~ /io\.netty/) n += p
+        else if (s ~ /io\.vertx|io\.micrometer/) v += p
+        else if (s ~ /(java|jdk|sun)\./) j += p
+        else o += p }
+  END { printf "  kernel %.1f %%, Netty %.1f %%, Fairway %.1f %%, Vert.x+Micrometer %.1f %%, JDK classes %.1f %%, other (JIT stubs, GC, interpreter, libc) %.1f %%\n", k, n, f, v, j, o }' "$WORK/report.txt"
