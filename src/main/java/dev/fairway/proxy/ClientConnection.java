@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -43,7 +44,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private final ProxyVerticle proxy;
   final FramingGuard guard;
+  private final HeadAwareCodecs.ResponseEncoder encoder;
   private ChannelHandlerContext ctx;
+  /** The guard's context: what is written there goes out as it is, past the response encoder. */
+  private ChannelHandlerContext wire;
   private Channel channel;
   private String remote;
   private SocketAddress remoteAddress;
@@ -63,15 +67,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   /** The backend connection this one is tunnelled to (after a {@code 101}), or {@code null}. */
   private Channel tunnel;
 
-  ClientConnection(ProxyVerticle proxy, FramingGuard guard) {
+  ClientConnection(ProxyVerticle proxy, FramingGuard guard, HeadAwareCodecs.ResponseEncoder encoder) {
     this.proxy = proxy;
     this.guard = guard;
+    this.encoder = encoder;
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.channel = ctx.channel();
+    this.wire = ctx.pipeline().context(FramingGuard.NAME);
   }
 
   @Override
@@ -96,6 +102,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   ChannelHandlerContext ctx() {
     return ctx;
+  }
+
+  /** Where bytes already in HTTP/1.1 form are written (a {@link RawResponse}'s head and body, {@code 100 Continue}). */
+  ChannelHandlerContext wire() {
+    return wire;
   }
 
   /** The client's IP address, as text. */
@@ -156,6 +167,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         pause(PAUSE_PIPELINE);
         return;
       }
+      encoder.answeringHead(req.method() == HttpMethod.HEAD && req.decoderResult().isSuccess());
       if (closing || req.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg); // the guard's stand-in is a FullHttpRequest with an empty buffer
         if (!closing) {
@@ -310,7 +322,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   void tunnelTo(Channel peer) {
     tunnel = peer;
     guard.tunnel();
-    ctx.pipeline().remove("codec");
+    ctx.pipeline().remove(UpstreamPool.DECODER);
+    ctx.pipeline().remove(UpstreamPool.ENCODER);
     resume(PAUSE_AWAIT | PAUSE_UPSTREAM | PAUSE_PIPELINE);
   }
 

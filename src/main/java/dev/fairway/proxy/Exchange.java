@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.HttpContent;
@@ -250,7 +251,7 @@ final class Exchange extends Waiter {
   private void send(Upstream u, long nowNanos) {
     upstream = u;
     u.attach(this);
-    u.guard.expectResponseTo(headRequest);
+    u.expectResponseTo(headRequest);
     Channel ch = u.channel();
     if (!headPrepared) {
       prepareHead();
@@ -281,7 +282,7 @@ final class Exchange extends Waiter {
       return;
     }
     if (expectContinue) {
-      conn.ctx().pipeline().context(FramingGuard.NAME).writeAndFlush(CONTINUE.duplicate());
+      conn.wire().writeAndFlush(CONTINUE.duplicate());
     }
     if (!ch.isWritable()) {
       conn.pause(ClientConnection.PAUSE_UPSTREAM);
@@ -398,6 +399,14 @@ final class Exchange extends Waiter {
       }
       return;
     }
+    if (msg instanceof RawBody b) {
+      onRawBody(b);
+      return;
+    }
+    if (msg instanceof RawResponse r) {
+      onRawResponse(r);
+      return;
+    }
     if (msg instanceof HttpResponse r) {
       onResponseHead(r);
     }
@@ -406,6 +415,43 @@ final class Exchange extends Waiter {
     } else if (!(msg instanceof HttpResponse)) {
       ReferenceCountUtil.release(msg);
     }
+  }
+
+  /**
+   * A final response head framed by its length, as the backend's bytes: the client's head is
+   * written from them ({@link RawResponse#toClient}); a bodiless response ends here.
+   */
+  private void onRawResponse(RawResponse r) {
+    proxy.deadlines().disarm(this);
+    backendStatus = r.status();
+    status = backendStatus;
+    responseStarted = true;
+    closeClient = !clientKeepAlive || proxy.draining();
+    ByteBuf head = r.toClient(clientVersion == HttpVersion.HTTP_1_0, closeClient, conn.channel().alloc());
+    loadReport = r.loadReport();
+    if (r.lameDuck()) {
+      proxy.lameDuckSignal(endpoint());
+    }
+    responseKeepAlive = r.keepAlive();
+    if (r.bodyLength() == 0) {
+      endResponse(conn.wire(), head);
+    } else {
+      conn.wire().write(head);
+    }
+  }
+
+  /** A part of a {@link RawResponse}'s body, passed to the client as it is. */
+  private void onRawBody(RawBody b) {
+    ByteBuf content = b.content();
+    bytesOut += content.readableBytes();
+    if (!b.last()) {
+      conn.wire().write(content);
+      if (!conn.channel().isWritable()) {
+        upstream.channel().config().setAutoRead(false);
+      }
+      return;
+    }
+    endResponse(conn.wire(), content);
   }
 
   private void onResponseHead(HttpResponse r) {
@@ -471,8 +517,17 @@ final class Exchange extends Waiter {
       }
       return;
     }
-    done = true;
     dropTrailers((LastHttpContent) c);
+    endResponse(conn.ctx(), c);
+  }
+
+  /**
+   * The response's last part came: it goes to the client ({@code out}: through the response
+   * encoder or straight on the wire), the backend connection goes back to the pool if it can,
+   * and the slot is released.
+   */
+  private void endResponse(ChannelHandlerContext out, Object last) {
+    done = true;
     long now = System.nanoTime();
     Upstream u = upstream;
     upstream = null;
@@ -485,7 +540,7 @@ final class Exchange extends Waiter {
     }
     boolean close = closeClient || hasBody && !requestEnded; // the rest of an unread body cannot be skipped
     conn.touch();
-    conn.ctx().writeAndFlush(c);
+    out.writeAndFlush(last);
     if (clientMeter != null) {
       clientMeter.end(backendStatus, now - upstreamNanos, bytesOut);
       clientMeter = null;
@@ -533,7 +588,8 @@ final class Exchange extends Waiter {
     r.setProtocolVersion(HttpVersion.HTTP_1_1);
     conn.ctx().writeAndFlush(r);
     conn.tunnelTo(upstream.channel());
-    upstream.channel().pipeline().remove("codec");
+    upstream.channel().pipeline().remove(UpstreamPool.DECODER);
+    upstream.channel().pipeline().remove(UpstreamPool.ENCODER);
   }
 
   /** The tunnel closed on either side: close the other, release the slot (once). */

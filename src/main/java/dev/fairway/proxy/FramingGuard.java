@@ -74,6 +74,8 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private Consumer<Failure> bodyFault;
   private boolean nextIsHeadResponse;
+  /** The body being passed belongs to a {@link RawResponse}: its parts go on as {@link RawBody}. */
+  private boolean raw;
 
   private FramingGuard(boolean requests, EdgeLimits limits) {
     this.requests = requests;
@@ -172,6 +174,10 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         }
         case FIXED -> {
           int n = (int) Math.min(remaining, end - i);
+          if (raw) {
+            ctx.fireChannelRead(new RawBody(in.retainedSlice(i, n), remaining == n));
+            passFrom = i + n;
+          }
           i += n;
           remaining -= n;
           if (remaining == 0) {
@@ -366,6 +372,10 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       rejectHead(v.failure());
       return;
     }
+    if (!requests && v.status() >= 200 && v.bodyLength() >= 0) {
+      rawResponse(ctx, buf, v);
+      return;
+    }
     if (headBegin >= 0) {
       headInPlace = headBegin;
     } else {
@@ -397,7 +407,29 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * A final response framed by its length (or without a body): handed on as a {@link RawResponse}
+   * and {@link RawBody} parts, past Netty's decoder, which never sees it.
+   */
+  private void rawResponse(ChannelHandlerContext ctx, byte[] buf, HeadCheck.Verdict v) {
+    int length = headLength;
+    headLength = 0;
+    lineStart = 0;
+    fieldsStart = -1;
+    head = null;
+    long body = v.bodyLength();
+    if (body > 0) {
+      raw = true;
+      remaining = body;
+      state = State.FIXED;
+    } else {
+      toHead();
+    }
+    ctx.fireChannelRead(new RawResponse(buf, length, v.status(), body));
+  }
+
   private void toHead() {
+    raw = false;
     state = State.HEAD;
     headLength = 0;
     lineStart = 0;

@@ -5,9 +5,11 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Edits the header fields of a message in place as it crosses the proxy, dropping hop-by-hop
@@ -36,6 +38,9 @@ final class Headers {
     "te", "trailer", "transfer-encoding", "upgrade", "host", "expect"
   };
   private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS};
+  /** Every field name a backend's response loses on its way to the client ({@code Via} is then set anew). */
+  static final String[] DROPPED_FROM_RESPONSES =
+      Stream.of(HOP_BY_HOP, BACKEND_SIGNALS, new String[] {"via"}).flatMap(Arrays::stream).toArray(String[]::new);
 
   private Headers() {
   }

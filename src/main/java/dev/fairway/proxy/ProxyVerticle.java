@@ -17,7 +17,7 @@ import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpUtil;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -292,7 +292,7 @@ public final class ProxyVerticle extends VerticleBase {
 
   /**
    * The pipeline of a client connection: the {@link FramingGuard} sees every byte first, then
-   * Netty's HTTP/1.1 codec, and the {@link ClientConnection} (which keeps the idle timeout). A connection over
+   * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which keeps the idle timeout). A connection over
    * {@code maxConnections} is answered 503 and closed.
    */
   private final class Initializer extends ChannelInitializer<Channel> {
@@ -307,12 +307,14 @@ public final class ProxyVerticle extends VerticleBase {
       FramingGuard guard = FramingGuard.forRequests(limits);
       p.addLast(FramingGuard.NAME, guard);
       // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
-      p.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
+      p.addLast(UpstreamPool.DECODER, new HttpRequestDecoder(new HttpDecoderConfig()
           .setMaxInitialLineLength(limits.maxRequestLineBytes() + 64)
           .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
           .setMaxChunkSize(64 * 1024)
           .setHeadersFactory(DefaultHttpHeadersFactory.headersFactory().withValidation(false))));
-      p.addLast("connection", new ClientConnection(ProxyVerticle.this, guard));
+      HeadAwareCodecs.ResponseEncoder encoder = new HeadAwareCodecs.ResponseEncoder();
+      p.addLast(UpstreamPool.ENCODER, encoder);
+      p.addLast("connection", new ClientConnection(ProxyVerticle.this, guard, encoder));
       if (clientConnections.incrementAndGet() > limits.maxConnections()) {
         clientConnections.decrementAndGet();
         ch.eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));

@@ -6,7 +6,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * One connection to a backend, last in its pipeline: relays what the backend sends to the
+ * One connection to a backend, last in its pipeline ({@link FramingGuard}, Netty's request encoder
+ * and response decoder, this): relays what the backend sends to the
  * {@link Exchange} it serves now, and goes back to its {@link UpstreamPool} between exchanges.
  *
  * <p>Example: an exchange for b1 takes an idle connection to b1 from the pool, writes its request,
@@ -17,6 +18,8 @@ final class Upstream extends ChannelInboundHandlerAdapter {
   /** The pool key: the backend's {@code host:port}. */
   final String key;
   final FramingGuard guard;
+  /** Netty's decoder, for the responses that are not {@link RawResponse}s (1xx, 101, chunked, close-delimited). */
+  final HeadAwareCodecs.ResponseDecoder decoder;
   private Channel channel;
   private Exchange exchange;
   /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
@@ -26,9 +29,16 @@ final class Upstream extends ChannelInboundHandlerAdapter {
   /** Why the connection failed, if it said (e.g. a {@link Rejection} from its guard). */
   Throwable cause;
 
-  Upstream(String key, FramingGuard guard) {
+  Upstream(String key, FramingGuard guard, HeadAwareCodecs.ResponseDecoder decoder) {
     this.key = key;
     this.guard = guard;
+    this.decoder = decoder;
+  }
+
+  /** Tells the guard and the decoder whether the next response answers a {@code HEAD} request. */
+  void expectResponseTo(boolean headRequest) {
+    guard.expectResponseTo(headRequest);
+    decoder.expectResponseTo(headRequest);
   }
 
   Channel channel() {

@@ -9,8 +9,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
@@ -41,6 +41,9 @@ final class UpstreamPool {
    * requests/s than Netty 4.2's default adaptive one on this path (docs/benchmarks.md).
    */
   static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
+  /** Pipeline names of a connection's HTTP encoder and decoder (client and backend connections alike). */
+  static final String ENCODER = "http-encoder";
+  static final String DECODER = "http-decoder";
   /** The most bytes of a response head a backend may send. */
   private static final int MAX_HEAD = FramingGuard.MAX_RESPONSE_HEAD;
 
@@ -88,7 +91,8 @@ final class UpstreamPool {
   /** Connects to {@code host:port} within {@code connectMs}; tells {@code done} the connection or the failure. */
   void connect(String host, int port, int connectMs, BiConsumer<Upstream, Throwable> done) {
     String key = host + ":" + port;
-    Upstream handler = new Upstream(key, FramingGuard.forResponses());
+    Upstream handler = new Upstream(key, FramingGuard.forResponses(), new HeadAwareCodecs.ResponseDecoder(
+        new HttpDecoderConfig().setMaxHeaderSize(MAX_HEAD).setMaxInitialLineLength(MAX_HEAD).setValidateHeaders(false)));
     ChannelFuture f = new Bootstrap()
         .group(loop)
         .channelFactory(channels)
@@ -100,8 +104,8 @@ final class UpstreamPool {
           @Override
           protected void initChannel(Channel ch) {
             ch.pipeline().addLast(FramingGuard.NAME, handler.guard)
-                .addLast("codec", new HttpClientCodec(new HttpDecoderConfig().setMaxHeaderSize(MAX_HEAD)
-                    .setMaxInitialLineLength(MAX_HEAD).setValidateHeaders(false), false, false))
+                .addLast(ENCODER, new HttpRequestEncoder())
+                .addLast(DECODER, handler.decoder)
                 .addLast(handler);
           }
         })

@@ -303,6 +303,54 @@ class ProtocolEdgesTest {
     }
   }
 
+  @Test
+  void headAndChunkedAnswersAlternateOnOneConnection() throws Exception {
+    String chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    try (WireBackend b = WireBackend.start((head, in, out) -> {
+      // a HEAD answer may carry the framing field of the GET answer it stands for, and no body
+      write(out, head.startsWith("HEAD ") ? chunked : chunked + "5\r\nhello\r\n0\r\n\r\n");
+      return true;
+    })) {
+      Fairway fairway = start(TestConfig.service("web", backend("b", b.port(), 10)));
+
+      try (Socket s = open(fairway)) {
+        for (int i = 0; i < 2; i++) {
+          send(s, "HEAD /doc HTTP/1.1\r\nHost: a\r\n\r\n");
+          Wire head = read(s.getInputStream(), true);
+          assertThat(head.status()).as("%s", head).isEqualTo(200);
+          assertThat(strayBytes(s)).as("round %d: bytes after the HEAD response head", i).isEmpty();
+
+          send(s, "GET /doc HTTP/1.1\r\nHost: a\r\n\r\n");
+          Wire get = read(s.getInputStream(), false);
+          assertThat(get.all("Transfer-Encoding")).as("%s", get).containsExactly("chunked");
+          assertThat(get.body()).as("round %d", i).isEqualTo("hello");
+        }
+      }
+      TestFairway.assertIdleSoon(fairway);
+    }
+  }
+
+  @Test
+  void fairwaysOwnAnswerToHeadHasNoBody() throws Exception {
+    TestBackend b = pathEchoBackend();
+    TestConfig config = TestConfig.service("api", backend("b", b.port(), 10));
+    config.lastService().getJsonObject("match").put("pathPrefix", "/api");
+    Fairway fairway = start(config);
+
+    try (Socket s = open(fairway)) {
+      send(s, "HEAD /other HTTP/1.1\r\nHost: a\r\n\r\n");
+      Wire miss = read(s.getInputStream(), true);
+      assertThat(miss.status()).as("%s", miss).isEqualTo(404);
+      assertThat(miss.all("Content-Length")).as("%s", miss).containsExactly("38");
+      assertThat(strayBytes(s)).as("bytes after the HEAD response head").isEmpty();
+
+      send(s, "GET /api/x HTTP/1.1\r\nHost: a\r\n\r\n");
+      Wire hit = read(s.getInputStream(), false);
+      assertThat(hit.body()).isEqualTo("GET /api/x ");
+    }
+    TestFairway.assertIdleSoon(fairway);
+  }
+
   // 7. 204 and 304
 
   @Test

@@ -1,0 +1,184 @@
+package dev.fairway.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A backend's final response head whose body is framed by {@code Content-Length} (or that has no
+ * body), as its bytes came: the {@link FramingGuard} checked it and hands it on instead of letting
+ * Netty's decoder build a header map, and the {@link Exchange} writes the client's head from it
+ * byte for byte, without Netty's encoder. Its body follows as {@link RawBody} parts.
+ *
+ * <p>Example: {@code "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\n"}
+ * for an HTTP/1.1 client that keeps its connection becomes
+ * {@code "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 6\r\nVia: 1.1 fairway\r\n\r\n"}, and
+ * {@link #keepAlive} is true. The same edits as {@link Headers#toClient} on a header map: hop-by-hop
+ * fields, fields named in {@code Connection} and the backend's signals go, {@code Via} is extended.
+ *
+ * <p>The head's bytes are borrowed from the guard's scratch array: they are valid only while
+ * the read that delivered this message runs, so {@link #toClient} must be called then.
+ */
+final class RawResponse {
+  private static final byte[] HTTP_10 = ascii("HTTP/1.0");
+  private static final byte[] HTTP_11 = ascii("HTTP/1.1");
+  private static final byte[] VIA_LINE = ascii("Via: " + Headers.VIA_TOKEN + "\r\n");
+  private static final byte[] CLOSE_LINE = ascii("Connection: close\r\n");
+  private static final byte[] KEEP_ALIVE_LINE = ascii("Connection: keep-alive\r\n");
+
+  private final byte[] head;
+  private final int length;
+  private final int status;
+  private final long bodyLength;
+  private boolean keepAlive;
+  private boolean lameDuck;
+  private String loadReport;
+
+  /**
+   * @param head       the head's bytes, from its status line to its blank line, at {@code head[0]}
+   * @param length     how many bytes of {@code head} are the head
+   * @param bodyLength the body's length (0: none, e.g. a {@code HEAD} request's answer)
+   */
+  RawResponse(byte[] head, int length, int status, long bodyLength) {
+    this.head = head;
+    this.length = length;
+    this.status = status;
+    this.bodyLength = bodyLength;
+  }
+
+  int status() {
+    return status;
+  }
+
+  long bodyLength() {
+    return bodyLength;
+  }
+
+  /** Whether the backend keeps the connection open after this response (known after {@link #toClient}). */
+  boolean keepAlive() {
+    return keepAlive;
+  }
+
+  /** Whether the backend said {@code Lame-Duck: true} (known after {@link #toClient}). */
+  boolean lameDuck() {
+    return lameDuck;
+  }
+
+  /** The backend's {@code endpoint-load-metrics} value, or {@code null} (known after {@link #toClient}). */
+  String loadReport() {
+    return loadReport;
+  }
+
+  /**
+   * Reads the fields Fairway acts on and writes the client's head.
+   *
+   * @param http10      the client spoke HTTP/1.0 (the status line says so, and a kept connection says keep-alive)
+   * @param closeClient the client's connection closes after this response ({@code Connection: close})
+   */
+  ByteBuf toClient(boolean http10, boolean closeClient, ByteBufAllocator alloc) {
+    byte[] h = head;
+    int textEnd = length - 2; // the last field line's CRLF stays part of the text
+    int startEnd = indexOfCr(h, 0, textEnd);
+    String connection = null;
+    String priorVia = null;
+    boolean lameDuckSeen = false;
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOfCr(h, s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      int n = colon - s;
+      if (n == 10 && nameIs(h, s, "connection")) {
+        String v = value(h, colon + 1, e);
+        connection = connection == null ? v : connection + "," + v;
+      } else if (n == 3 && nameIs(h, s, "via")) {
+        String v = value(h, colon + 1, e);
+        priorVia = priorVia == null ? v : priorVia + ", " + v;
+      } else if (n == 9 && nameIs(h, s, Headers.LAME_DUCK) && !lameDuckSeen) {
+        lameDuckSeen = true; // the first field decides, as a header map's get has it
+        lameDuck = "true".equalsIgnoreCase(value(h, colon + 1, e));
+      } else if (n == 21 && nameIs(h, s, Headers.LOAD_METRICS) && loadReport == null) {
+        loadReport = value(h, colon + 1, e);
+      }
+      s = e + 2;
+    }
+    boolean backendHttp10 = h[7] == '0';
+    keepAlive = !Headers.listedIn(connection, "close") && (!backendHttp10 || Headers.listedIn(connection, "keep-alive"));
+
+    ByteBuf out = alloc.ioBuffer(length + 48);
+    out.writeBytes(http10 ? HTTP_10 : HTTP_11).writeBytes(h, 8, startEnd + 2 - 8);
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOfCr(h, s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      if (!dropped(h, s, colon, connection)) {
+        out.writeBytes(h, s, e + 2 - s);
+      }
+      s = e + 2;
+    }
+    if (priorVia == null) {
+      out.writeBytes(VIA_LINE);
+    } else {
+      out.writeCharSequence("Via: " + priorVia + ", " + Headers.VIA_TOKEN + "\r\n", StandardCharsets.ISO_8859_1);
+    }
+    if (closeClient) {
+      out.writeBytes(CLOSE_LINE);
+    } else if (http10) {
+      out.writeBytes(KEEP_ALIVE_LINE);
+    }
+    return out.writeByte('\r').writeByte('\n');
+  }
+
+  /** Whether the field named {@code h[s, colon)} stays out of the client's head. */
+  private static boolean dropped(byte[] h, int s, int colon, String connection) {
+    int n = colon - s;
+    for (String name : Headers.DROPPED_FROM_RESPONSES) {
+      if (name.length() == n && nameIs(h, s, name)) {
+        return true;
+      }
+    }
+    return connection != null && Headers.listedIn(connection, new String(h, s, n, StandardCharsets.ISO_8859_1));
+  }
+
+  private static int indexOfCr(byte[] h, int from, int end) {
+    for (int p = from; p < end; p++) {
+      if (h[p] == '\r') {
+        return p;
+      }
+    }
+    return end;
+  }
+
+  private static int indexOf(byte[] h, byte b, int from, int end) {
+    for (int p = from; p < end; p++) {
+      if (h[p] == b) {
+        return p;
+      }
+    }
+    return end;
+  }
+
+  /** Whether the bytes at {@code s} spell {@code lower} in any case (names are tokens: letters, digits, marks). */
+  private static boolean nameIs(byte[] h, int s, String lower) {
+    for (int i = 0; i < lower.length(); i++) {
+      if ((h[s + i] | 0x20) != lower.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A field value without surrounding spaces and tabs. */
+  private static String value(byte[] h, int from, int end) {
+    int s = from;
+    int e = end;
+    while (s < e && (h[s] == ' ' || h[s] == '\t')) {
+      s++;
+    }
+    while (e > s && (h[e - 1] == ' ' || h[e - 1] == '\t')) {
+      e--;
+    }
+    return new String(h, s, e - s, StandardCharsets.ISO_8859_1);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}
