@@ -109,8 +109,9 @@ final class Exchange extends Waiter {
 
   /**
    * @param authority the client's {@code Host}, or {@code null}
+   * @param hasBody   what {@link #hasBody} says of the request
    */
-  Exchange(ProxyVerticle proxy, ClientConnection conn, HttpRequest req, Route route, String authority) {
+  Exchange(ProxyVerticle proxy, ClientConnection conn, HttpRequest req, Route route, String authority, boolean hasBody) {
     this.proxy = proxy;
     this.conn = conn;
     this.req = req;
@@ -120,7 +121,7 @@ final class Exchange extends Waiter {
     this.httpMeters = proxy.meters();
     this.authority = authority;
     this.startNanos = System.nanoTime();
-    this.hasBody = hasBody(req.headers());
+    this.hasBody = hasBody;
     this.headRequest = req.method() == HttpMethod.HEAD;
     this.upgrade = isUpgrade(req) && !hasBody;
     this.clientVersion = req.protocolVersion() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;

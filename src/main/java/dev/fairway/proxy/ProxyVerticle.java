@@ -251,7 +251,7 @@ public final class ProxyVerticle extends VerticleBase {
       conn.respond(req.protocolVersion(), HttpUtil.isKeepAlive(req), Failure.NO_ROUTE, 0, body);
       return null;
     }
-    return new Exchange(this, conn, req, route, authority);
+    return new Exchange(this, conn, req, route, authority, body);
   }
 
   /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */
