@@ -1,8 +1,6 @@
 package dev.fairway.proxy;
 
 import dev.fairway.config.AccessLogSettings;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpRequest;
 import java.time.Instant;
 
 /**
@@ -28,6 +26,9 @@ final class AccessLog {
   }
 
   /**
+   * @param method     the request's method, target and HTTP version, as the client sent them
+   * @param referer    the {@code Referer} field, or {@code null}
+   * @param userAgent  the {@code User-Agent} field, or {@code null}
    * @param remote     the client's address
    * @param bytes      body bytes sent to the client
    * @param startNanos when the request arrived ({@code System.nanoTime()})
@@ -35,13 +36,11 @@ final class AccessLog {
    * @param waitNanos  time spent waiting for a slot
    * @param now        {@code System.nanoTime()} when the exchange ended
    */
-  void log(HttpRequest req, String remote, String service, String backend, int status, long bytes, long startNanos,
-           long slotNanos, long waitNanos, long now) {
+  void log(String method, String uri, String version, String referer, String userAgent, String remote, String service,
+           String backend, int status, long bytes, long startNanos, long slotNanos, long waitNanos, long now) {
     Instant arrived = Instant.ofEpochMilli(System.currentTimeMillis() - (now - startNanos) / 1_000_000);
-    AccessRecord r = new AccessRecord(arrived, remote, req.method().name(), req.uri(),
-        req.protocolVersion().text(), service, backend, status, bytes, (now - startNanos) / 1e6,
-        slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, req.headers().get(HttpHeaderNames.REFERER),
-        req.headers().get(HttpHeaderNames.USER_AGENT));
+    AccessRecord r = new AccessRecord(arrived, remote, method, uri, version, service, backend, status, bytes,
+        (now - startNanos) / 1e6, slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, referer, userAgent);
     writer.offer(json ? r.json() : r.combined());
   }
 }

@@ -158,13 +158,20 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void dispatch(Object msg) {
+    if (msg instanceof RawRequest raw) {
+      if (current != null) {
+        queue(msg);
+        return;
+      }
+      encoder.answeringHead(raw.method() == HttpMethod.HEAD);
+      if (!closing) {
+        start(proxy.exchange(this, raw), null);
+      }
+      return;
+    }
     if (msg instanceof HttpRequest req) {
       if (current != null) {
-        if (queued == null) {
-          queued = new ArrayDeque<>();
-        }
-        queued.add(msg);
-        pause(PAUSE_PIPELINE);
+        queue(msg);
         return;
       }
       encoder.answeringHead(req.method() == HttpMethod.HEAD && req.decoderResult().isSuccess());
@@ -180,11 +187,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ReferenceCountUtil.release(msg); // answered by Fairway itself
         return;
       }
-      current = e;
-      e.start();
-      if (msg instanceof HttpContent c) {
-        e.fromClient(c);
-      }
+      start(e, msg instanceof HttpContent c ? c : null);
       return;
     }
     if (msg instanceof HttpContent c && current != null) {
@@ -192,6 +195,27 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     ReferenceCountUtil.release(msg); // the body of a request already answered
+  }
+
+  /** A request that waits for the one before it (pipelining). */
+  private void queue(Object msg) {
+    if (queued == null) {
+      queued = new ArrayDeque<>();
+    }
+    queued.add(msg);
+    pause(PAUSE_PIPELINE);
+  }
+
+  /** Starts the exchange of a request ({@code null}: Fairway answered it itself) with the body part that came with its head. */
+  private void start(Exchange e, HttpContent first) {
+    if (e == null) {
+      return;
+    }
+    current = e;
+    e.start();
+    if (first != null) {
+      e.fromClient(first);
+    }
   }
 
   @Override
@@ -253,7 +277,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     while (current == null && queued != null && !queued.isEmpty()) {
       dispatch(queued.poll());
-      while (current != null && !queued.isEmpty() && !(queued.peek() instanceof HttpRequest)) {
+      while (current != null && !queued.isEmpty() && !(queued.peek() instanceof HttpRequest)
+          && !(queued.peek() instanceof RawRequest)) {
         dispatch(queued.poll());
       }
     }

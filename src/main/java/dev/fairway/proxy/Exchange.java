@@ -51,7 +51,11 @@ final class Exchange extends Waiter {
 
   private final ProxyVerticle proxy;
   private final ClientConnection conn;
+  /** The request as Netty decoded it, or {@code null} for a {@link RawRequest}. */
   private final HttpRequest req;
+  /** The request as its bytes, or {@code null} for a decoded one. */
+  private final RawRequest raw;
+  private final HttpMethod method;
   private final Route route;
   private final SlotTable table;
   private final ServiceMeters meters;
@@ -79,6 +83,8 @@ final class Exchange extends Waiter {
   /** Body parts that came before the backend connection was ready. */
   private ArrayDeque<HttpContent> pending;
   private boolean headPrepared;
+  /** A raw request's head for the backend, kept for a retry; released when the exchange is over. */
+  private ByteBuf backendHead;
   private boolean requestEnded;
   private boolean requestSent;
   private boolean responseStarted;
@@ -111,10 +117,13 @@ final class Exchange extends Waiter {
    * @param authority the client's {@code Host}, or {@code null}
    * @param hasBody   what {@link #hasBody} says of the request
    */
-  Exchange(ProxyVerticle proxy, ClientConnection conn, HttpRequest req, Route route, String authority, boolean hasBody) {
+  Exchange(ProxyVerticle proxy, ClientConnection conn, HttpRequest req, RawRequest raw, Route route, String authority,
+           boolean hasBody) {
     this.proxy = proxy;
     this.conn = conn;
     this.req = req;
+    this.raw = raw;
+    this.method = raw != null ? raw.method() : req.method();
     this.route = route;
     this.table = proxy.table();
     this.meters = proxy.metrics().service(route.service());
@@ -122,16 +131,18 @@ final class Exchange extends Waiter {
     this.authority = authority;
     this.startNanos = System.nanoTime();
     this.hasBody = hasBody;
-    this.headRequest = req.method() == HttpMethod.HEAD;
-    this.upgrade = isUpgrade(req) && !hasBody;
-    this.clientVersion = req.protocolVersion() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
-    this.clientKeepAlive = HttpUtil.isKeepAlive(req);
-    this.expectContinue = HttpUtil.is100ContinueExpected(req);
+    this.headRequest = method == HttpMethod.HEAD;
+    this.upgrade = raw == null && isUpgrade(req) && !hasBody;
+    HttpVersion version = raw != null ? raw.version() : req.protocolVersion();
+    this.clientVersion = version == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    this.clientKeepAlive = raw != null ? raw.keepAlive() : HttpUtil.isKeepAlive(req);
+    this.expectContinue = raw == null && HttpUtil.is100ContinueExpected(req);
+    this.requestEnded = raw != null; // a raw request is its head alone
   }
 
   void start() {
     if (httpMeters.on()) {
-      serverMeter = httpMeters.server().method(req.method());
+      serverMeter = httpMeters.server().method(method);
       serverMeter.begin();
     }
     conn.guard.bodyFault(bodyFaultHandler);
@@ -261,9 +272,14 @@ final class Exchange extends Waiter {
       if (clientMeter != null) {
         clientMeter.reset(); // the attempt before a retry
       }
-      clientMeter = httpMeters.client().method(req.method());
+      clientMeter = httpMeters.client().method(method);
       clientMeter.begin();
       upstreamNanos = nowNanos;
+    }
+    if (raw != null) {
+      u.wire().writeAndFlush(backendHead.retainedDuplicate());
+      requestSent(nowNanos);
+      return;
     }
     ch.write(req);
     if (!hasBody) {
@@ -295,6 +311,10 @@ final class Exchange extends Waiter {
   /** Turns the client's request head into the backend's (once: a retry sends the same head). */
   private void prepareHead() {
     headPrepared = true;
+    if (raw != null) {
+      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), conn.channel().alloc());
+      return;
+    }
     HttpHeaders h = req.headers();
     boolean chunked = HttpUtil.isTransferEncodingChunked(req);
     String upgradeTo = upgrade ? h.get(HttpHeaderNames.UPGRADE) : null;
@@ -645,7 +665,7 @@ final class Exchange extends Waiter {
    */
   private boolean staleConnection(Upstream u) {
     return u.reused && !responseTimedOut && !uploadStalled && !informational
-        && (u.cause == null || u.cause instanceof IOException) && !hasBody && isIdempotent(req.method());
+        && (u.cause == null || u.cause instanceof IOException) && !hasBody && isIdempotent(method);
   }
 
   /**
@@ -834,6 +854,10 @@ final class Exchange extends Waiter {
     }
     logged = true;
     conn.guard.releaseBodyFault(bodyFaultHandler);
+    if (backendHead != null) {
+      backendHead.release();
+      backendHead = null;
+    }
     if (serverMeter != null) {
       serverMeter.requestBytes(bytesIn);
       if (finalStatus == 0) {
@@ -847,7 +871,10 @@ final class Exchange extends Waiter {
       return;
     }
     Endpoint e = endpoint();
-    log.log(req, conn.remote(), route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos,
+    String version = raw != null ? raw.version().text() : req.protocolVersion().text();
+    String referer = raw != null ? raw.field("referer") : req.headers().get(HttpHeaderNames.REFERER);
+    String userAgent = raw != null ? raw.field("user-agent") : req.headers().get(HttpHeaderNames.USER_AGENT);
+    log.log(method.name(), raw != null ? raw.uri() : req.uri(), version, referer, userAgent, conn.remote(), route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos,
         e == null ? 0 : slotNanos, waitNanos, now);
   }
 }

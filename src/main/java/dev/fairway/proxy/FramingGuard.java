@@ -376,6 +376,13 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       rawResponse(ctx, buf, v);
       return;
     }
+    if (requests && v.bodyLength() == 0 && !v.upgrade()) {
+      byte[] bytes = Arrays.copyOf(buf, headLength);
+      toHead();
+      head = null;
+      ctx.fireChannelRead(new RawRequest(bytes)); // a request without a body, past Netty's decoder
+      return;
+    }
     if (headBegin >= 0) {
       headInPlace = headBegin;
     } else {

@@ -33,7 +33,8 @@ final class Headers {
   private static final AsciiString VIA_VALUE = AsciiString.cached(VIA_TOKEN);
   private static final AsciiString HTTP = AsciiString.cached("http");
 
-  private static final String[] HOP_BY_HOP = {
+  /** Hop-by-hop field names (RFC 9110 §7.6.1), with Host and Expect, which Fairway sets or answers itself. */
+  static final String[] HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
     "te", "trailer", "transfer-encoding", "upgrade", "host", "expect"
   };

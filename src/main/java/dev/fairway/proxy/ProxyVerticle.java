@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -231,12 +232,26 @@ public final class ProxyVerticle extends VerticleBase {
    */
   Exchange exchange(ClientConnection conn, HttpRequest req) {
     boolean body = Exchange.hasBody(req.headers());
-    if (limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && Headers.hasUnderscoreName(req.headers())) {
-      conn.respond(req.protocolVersion(), HttpUtil.isKeepAlive(req), Failure.UNDERSCORE_HEADER, 0, body);
+    boolean underscore = limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT
+        && Headers.hasUnderscoreName(req.headers());
+    return exchange(conn, req, null, req.uri(), req.headers().get(HttpHeaderNames.HOST), req.protocolVersion(),
+        HttpUtil.isKeepAlive(req), body, underscore);
+  }
+
+  /** As {@link #exchange(ClientConnection, HttpRequest)}, for a request without a body read as bytes. */
+  Exchange exchange(ClientConnection conn, RawRequest raw) {
+    boolean underscore = limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && raw.hasUnderscoreName();
+    return exchange(conn, null, raw, raw.uri(), raw.host(), raw.version(), raw.keepAlive(), false, underscore);
+  }
+
+  /** Routes a request ({@code req} or {@code raw}) by its target and {@code Host}; answers it if it cannot go on. */
+  private Exchange exchange(ClientConnection conn, HttpRequest req, RawRequest raw, String uri, String host,
+                            HttpVersion version, boolean keepAlive, boolean body, boolean underscore) {
+    if (underscore) {
+      conn.respond(version, keepAlive, Failure.UNDERSCORE_HEADER, 0, body);
       return null;
     }
-    String uri = req.uri();
-    String authority = req.headers().get(HttpHeaderNames.HOST);
+    String authority = host;
     int pathStart = 0;
     if (!uri.startsWith("/")) {
       int scheme = uri.indexOf("://");
@@ -248,10 +263,10 @@ public final class ProxyVerticle extends VerticleBase {
     }
     Route route = snapshot.route(hostOf(authority), pathOf(uri, pathStart));
     if (route == null) {
-      conn.respond(req.protocolVersion(), HttpUtil.isKeepAlive(req), Failure.NO_ROUTE, 0, body);
+      conn.respond(version, keepAlive, Failure.NO_ROUTE, 0, body);
       return null;
     }
-    return new Exchange(this, conn, req, route, authority, body);
+    return new Exchange(this, conn, req, raw, route, authority, body);
   }
 
   /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */

@@ -1,5 +1,9 @@
 package dev.fairway.proxy;
 
+import static dev.fairway.proxy.HeadBytes.indexOf;
+import static dev.fairway.proxy.HeadBytes.nameIs;
+import static dev.fairway.proxy.HeadBytes.value;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
@@ -78,12 +82,12 @@ final class RawResponse {
   ByteBuf toClient(boolean http10, boolean closeClient, ByteBufAllocator alloc) {
     byte[] h = head;
     int textEnd = length - 2; // the last field line's CRLF stays part of the text
-    int startEnd = indexOfCr(h, 0, textEnd);
+    int startEnd = indexOf(h, (byte) '\r', 0, textEnd);
     String connection = null;
     String priorVia = null;
     boolean lameDuckSeen = false;
     for (int s = startEnd + 2; s < textEnd; ) {
-      int e = indexOfCr(h, s, textEnd);
+      int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
       int n = colon - s;
       if (n == 10 && nameIs(h, s, "connection")) {
@@ -106,7 +110,7 @@ final class RawResponse {
     ByteBuf out = alloc.ioBuffer(length + 48);
     out.writeBytes(http10 ? HTTP_10 : HTTP_11).writeBytes(h, 8, startEnd + 2 - 8);
     for (int s = startEnd + 2; s < textEnd; ) {
-      int e = indexOfCr(h, s, textEnd);
+      int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
       if (!dropped(h, s, colon, connection)) {
         out.writeBytes(h, s, e + 2 - s);
@@ -129,53 +133,7 @@ final class RawResponse {
   /** Whether the field named {@code h[s, colon)} stays out of the client's head. */
   private static boolean dropped(byte[] h, int s, int colon, String connection) {
     int n = colon - s;
-    for (String name : Headers.DROPPED_FROM_RESPONSES) {
-      if (name.length() == n && nameIs(h, s, name)) {
-        return true;
-      }
-    }
-    return connection != null && Headers.listedIn(connection, new String(h, s, n, StandardCharsets.ISO_8859_1));
-  }
-
-  private static int indexOfCr(byte[] h, int from, int end) {
-    for (int p = from; p < end; p++) {
-      if (h[p] == '\r') {
-        return p;
-      }
-    }
-    return end;
-  }
-
-  private static int indexOf(byte[] h, byte b, int from, int end) {
-    for (int p = from; p < end; p++) {
-      if (h[p] == b) {
-        return p;
-      }
-    }
-    return end;
-  }
-
-  /** Whether the bytes at {@code s} spell {@code lower} in any case (names are tokens: letters, digits, marks). */
-  private static boolean nameIs(byte[] h, int s, String lower) {
-    for (int i = 0; i < lower.length(); i++) {
-      if ((h[s + i] | 0x20) != lower.charAt(i)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** A field value without surrounding spaces and tabs. */
-  private static String value(byte[] h, int from, int end) {
-    int s = from;
-    int e = end;
-    while (s < e && (h[s] == ' ' || h[s] == '\t')) {
-      s++;
-    }
-    while (e > s && (h[e - 1] == ' ' || h[e - 1] == '\t')) {
-      e--;
-    }
-    return new String(h, s, e - s, StandardCharsets.ISO_8859_1);
+    return HeadBytes.isOneOf(h, s, n, Headers.DROPPED_FROM_RESPONSES) || connection != null && Headers.listedIn(connection, new String(h, s, n, StandardCharsets.ISO_8859_1));
   }
 
   private static byte[] ascii(String s) {

@@ -21,6 +21,8 @@ final class Upstream extends ChannelInboundHandlerAdapter {
   /** Netty's decoder, for the responses that are not {@link RawResponse}s (1xx, 101, chunked, close-delimited). */
   final HeadAwareCodecs.ResponseDecoder decoder;
   private Channel channel;
+  /** The guard's context: what is written there goes out as it is, past the request encoder. */
+  private ChannelHandlerContext wire;
   private Exchange exchange;
   /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
   boolean reused;
@@ -45,6 +47,11 @@ final class Upstream extends ChannelInboundHandlerAdapter {
     return channel;
   }
 
+  /** Where a request head already in HTTP/1.1 form is written ({@link RawRequest}). */
+  ChannelHandlerContext wire() {
+    return wire;
+  }
+
   /** Serves {@code e} from now on. */
   void attach(Exchange e) {
     exchange = e;
@@ -58,6 +65,7 @@ final class Upstream extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+    wire = ctx.pipeline().context(FramingGuard.NAME);
   }
 
   @Override

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The guard on a Netty {@link EmbeddedChannel}: whatever way the bytes of valid messages are cut
  * into reads, exactly those bytes come out, in order (heads passed in place or copied, bodies
- * sliced); an invalid head never comes out.
+ * sliced, a bodiless request's head as a {@link RawRequest}); an invalid head never comes out.
  */
 class FramingGuardTest {
   private static final String TWO_REQUESTS = "\r\nPOST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello"
@@ -35,6 +35,8 @@ class FramingGuardTest {
       if (m instanceof ByteBuf b) {
         out.append(b.toString(StandardCharsets.ISO_8859_1));
         b.release();
+      } else if (m instanceof RawRequest r) {
+        out.append(new String(r.bytes(), StandardCharsets.ISO_8859_1));
       } else {
         out.append("<").append(((HttpRequest) m).decoderResult()).append(">");
       }

@@ -1,0 +1,188 @@
+package dev.fairway.proxy;
+
+import static dev.fairway.proxy.HeadBytes.indexOf;
+import static dev.fairway.proxy.HeadBytes.nameIs;
+import static dev.fairway.proxy.HeadBytes.value;
+
+import dev.fairway.config.EdgeLimits;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A client's request without a body, as its head's bytes came: the {@link FramingGuard} checked
+ * it and hands it on instead of letting Netty's decoder build a header map, and the
+ * {@link Exchange} writes the backend's head from it byte for byte, without Netty's encoder.
+ * Requests with a body, and upgrades, go through Netty's decoder as before.
+ *
+ * <p>Example: {@code "GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: *}{@code /*\r\n\r\n"} from
+ * 10.0.0.7 becomes {@code "GET /a HTTP/1.1\r\nAccept: *}{@code /*\r\nX-Forwarded-For: 10.0.0.7\r\n
+ * X-Forwarded-Proto: http\r\nX-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\nHost: shop\r\n\r\n"}: the
+ * same edits, in the same order, as {@link Headers#toBackend} on a header map.
+ */
+final class RawRequest {
+  private static final byte[] HTTP_11_LINE_END = ascii(" HTTP/1.1\r\n");
+
+  /** The head, from its request line to its blank line: a copy, kept for a retry and the access log. */
+  private final byte[] head;
+  private final int methodEnd;
+  private final int uriEnd;
+  private final int startEnd;
+  private final HttpMethod method;
+  private final String uri;
+  private final boolean http10;
+  private String host;
+  /** The {@code Connection} field's values, comma-joined; {@code null} if there is none. */
+  private String connection;
+  private boolean underscoreName;
+
+  /** @param head a valid request head (checked by {@link HeadCheck}), not shared with anyone */
+  RawRequest(byte[] head) {
+    this.head = head;
+    byte[] h = head;
+    int textEnd = h.length - 2;
+    startEnd = indexOf(h, (byte) '\r', 0, textEnd);
+    methodEnd = indexOf(h, (byte) ' ', 0, startEnd);
+    uriEnd = indexOf(h, (byte) ' ', methodEnd + 1, startEnd);
+    method = methodEnd == 3 && h[0] == 'G' && h[1] == 'E' && h[2] == 'T' ? HttpMethod.GET
+        : HttpMethod.valueOf(new String(h, 0, methodEnd, StandardCharsets.US_ASCII));
+    uri = new String(h, methodEnd + 1, uriEnd - methodEnd - 1, StandardCharsets.ISO_8859_1);
+    http10 = h[startEnd - 1] == '0';
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      int n = colon - s;
+      if (n == 4 && host == null && nameIs(h, s, "host")) {
+        host = value(h, colon + 1, e);
+      } else if (n == 10 && nameIs(h, s, "connection")) {
+        String v = value(h, colon + 1, e);
+        connection = connection == null ? v : connection + "," + v;
+      }
+      underscoreName |= indexOf(h, (byte) '_', s, colon) < colon;
+      s = e + 2;
+    }
+  }
+
+  /** The head's bytes (for tests and logs). */
+  byte[] bytes() {
+    return head;
+  }
+
+  HttpMethod method() {
+    return method;
+  }
+
+  String uri() {
+    return uri;
+  }
+
+  HttpVersion version() {
+    return http10 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+  }
+
+  /** The {@code Host} field's value, or {@code null}. */
+  String host() {
+    return host;
+  }
+
+  /** Whether the client keeps its connection after this request (as Netty's {@code HttpUtil.isKeepAlive}). */
+  boolean keepAlive() {
+    return !Headers.listedIn(connection, "close") && (!http10 || Headers.listedIn(connection, "keep-alive"));
+  }
+
+  /** Whether a field name has an underscore (nginx and Envoy drop or reject those). */
+  boolean hasUnderscoreName() {
+    return underscoreName;
+  }
+
+  /** The first value of the field {@code lowerName}, or {@code null} (for the access log). */
+  String field(String lowerName) {
+    byte[] h = head;
+    int textEnd = h.length - 2;
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      if (colon - s == lowerName.length() && nameIs(h, s, lowerName)) {
+        return value(h, colon + 1, e);
+      }
+      s = e + 2;
+    }
+    return null;
+  }
+
+  /**
+   * Writes the backend's head: HTTP/1.1, minus hop-by-hop fields, fields named in
+   * {@code Connection}, names with an underscore and the forwarding fields, then
+   * {@code X-Forwarded-For}, {@code -Proto}, {@code -Host}, {@code Via} and {@code Host}.
+   *
+   * @param client    the client's address
+   * @param authority the client's {@code Host} (or absolute-form authority), or {@code null}
+   * @param fallbackHost the {@code Host} sent when the client named none: the backend's address
+   */
+  ByteBuf toBackend(String client, String authority, EdgeLimits limits, String fallbackHost, ByteBufAllocator alloc) {
+    byte[] h = head;
+    int textEnd = h.length - 2;
+    ByteBuf out = alloc.ioBuffer(h.length + 128);
+    out.writeBytes(h, 0, uriEnd).writeBytes(HTTP_11_LINE_END);
+    String priorProto = null;
+    String priorHost = null;
+    String priorFor = null;
+    String priorVia = null;
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      int n = colon - s;
+      if (HeadBytes.isOneOf(h, s, n, Headers.HOP_BY_HOP) || indexOf(h, (byte) '_', s, colon) < colon
+          || connection != null && Headers.listedIn(connection, new String(h, s, n, StandardCharsets.ISO_8859_1))) {
+        s = e + 2;
+        continue;
+      }
+      if (n == 3 && nameIs(h, s, "via")) {
+        String v = value(h, colon + 1, e);
+        priorVia = priorVia == null ? v : priorVia + ", " + v;
+      } else if (n >= 12 && nameIs(h, s, "x-forwarded-")) {
+        if (n == 15 && nameIs(h, s, "x-forwarded-for")) {
+          String v = value(h, colon + 1, e);
+          priorFor = priorFor == null ? v : priorFor + ", " + v;
+        } else if (n == 17 && nameIs(h, s, "x-forwarded-proto")) {
+          priorProto = value(h, colon + 1, e);
+        } else if (n == 16 && nameIs(h, s, "x-forwarded-host")) {
+          priorHost = value(h, colon + 1, e);
+        }
+      } else {
+        out.writeBytes(h, s, e + 2 - s);
+      }
+      s = e + 2;
+    }
+    int trusted = limits.trustedHops();
+    String kept = trusted == 0 ? null : Headers.lastEntries(priorFor, trusted);
+    field(out, "X-Forwarded-For", kept == null ? client : kept + ", " + client);
+    field(out, "X-Forwarded-Proto", trusted > 0 && priorProto != null ? priorProto : "http");
+    if (trusted > 0 && priorHost != null) {
+      field(out, "X-Forwarded-Host", priorHost);
+    } else if (authority != null) {
+      field(out, "X-Forwarded-Host", authority);
+    }
+    field(out, "Via", priorVia == null ? Headers.VIA_TOKEN : priorVia + ", " + Headers.VIA_TOKEN);
+    field(out, "Host", authority != null ? authority : fallbackHost);
+    return out.writeByte('\r').writeByte('\n');
+  }
+
+  private static void field(ByteBuf out, String name, String value) {
+    out.writeCharSequence(name, StandardCharsets.US_ASCII);
+    out.writeByte(':').writeByte(' ');
+    out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
+    out.writeByte('\r').writeByte('\n');
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Override
+  public String toString() {
+    return "RawRequest[" + new String(head, 0, startEnd, StandardCharsets.ISO_8859_1) + "]";
+  }
+}
