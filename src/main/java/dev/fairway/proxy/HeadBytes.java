@@ -48,14 +48,25 @@ final class HeadBytes {
 
   /** A field value without surrounding spaces and tabs. */
   static String value(byte[] h, int from, int end) {
+    int s = valueStart(h, from, end);
+    return new String(h, s, valueEnd(h, s, end) - s, StandardCharsets.ISO_8859_1);
+  }
+
+  /** Where a field value in {@code h[from, end)} begins: past leading spaces and tabs. */
+  static int valueStart(byte[] h, int from, int end) {
     int s = from;
-    int e = end;
-    while (s < e && (h[s] == ' ' || h[s] == '\t')) {
+    while (s < end && (h[s] == ' ' || h[s] == '\t')) {
       s++;
     }
-    while (e > s && (h[e - 1] == ' ' || h[e - 1] == '\t')) {
+    return s;
+  }
+
+  /** Where a field value that begins at {@code start} ends: before trailing spaces and tabs. */
+  static int valueEnd(byte[] h, int start, int end) {
+    int e = end;
+    while (e > start && (h[e - 1] == ' ' || h[e - 1] == '\t')) {
       e--;
     }
-    return new String(h, s, e - s, StandardCharsets.ISO_8859_1);
+    return e;
   }
 }

@@ -275,14 +275,8 @@ final class HeadCheck {
    * in place; anything else goes through {@link #contentLength(String)} as the stripped string.
    */
   private static long contentLength(byte[] h, int from, int end) {
-    int s = from;
-    int e = end;
-    while (s < e && (h[s] == ' ' || h[s] == '\t')) {
-      s++;
-    }
-    while (e > s && (h[e - 1] == ' ' || h[e - 1] == '\t')) {
-      e--;
-    }
+    int s = HeadBytes.valueStart(h, from, end);
+    int e = HeadBytes.valueEnd(h, s, end);
     if (e == s || e - s > 18) {
       return contentLength(value(h, from, end));
     }
