@@ -81,7 +81,7 @@ final class HeadCheck {
       int sp1 = indexOf(h, (byte) ' ', 0, startEnd);
       int sp2 = sp1 < 0 ? -1 : indexOf(h, (byte) ' ', sp1 + 1, startEnd);
       if (sp2 < 0 || indexOf(h, (byte) ' ', sp2 + 1, startEnd) >= 0 || tokenEnd(h, 0, sp1) != sp1 || sp1 == 0
-          || sp2 == sp1 + 1 || !isVersion(h, sp2 + 1, startEnd)) {
+          || sp2 == sp1 + 1 || !isTarget(h, sp1 + 1, sp2) || !isVersion(h, sp2 + 1, startEnd)) {
         return Verdict.fail(bad);
       }
       http10 = h[startEnd - 1] == '0';
@@ -250,6 +250,20 @@ final class HeadCheck {
   /** A field value without its surrounding whitespace, as {@link String#strip()} has it. */
   private static String value(byte[] h, int from, int end) {
     return new String(h, from, end - from, StandardCharsets.ISO_8859_1).strip();
+  }
+
+  /**
+   * Whether a request target has no control character, whitespace or DEL (RFC 9112 §3.2: a
+   * backend could split the line elsewhere); bytes above 0x7F pass, as most servers take them.
+   */
+  private static boolean isTarget(byte[] h, int from, int end) {
+    for (int p = from; p < end; p++) {
+      int b = h[p] & 0xff;
+      if (b <= 0x20 || b == 0x7f) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean isDigit(byte b) {

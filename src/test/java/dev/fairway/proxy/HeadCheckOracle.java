@@ -34,7 +34,8 @@ final class HeadCheckOracle {
         return HeadCheck.Verdict.fail(Failure.URI_TOO_LONG);
       }
       String[] parts = start.split(" ", -1);
-      if (parts.length != 3 || !HeadCheck.isToken(parts[0]) || parts[1].isEmpty() || !version(parts[2])) {
+      if (parts.length != 3 || !HeadCheck.isToken(parts[0]) || parts[1].isEmpty()
+          || parts[1].chars().anyMatch(c -> c <= 0x20 || c == 0x7f) || !version(parts[2])) {
         return HeadCheck.Verdict.fail(bad);
       }
       http10 = parts[2].equals("HTTP/1.0");

@@ -73,6 +73,9 @@ class RequestFramingTest {
       "bare LF|GET / HTTP/1.1\nHost: a\n\n",
       "space in field name|GET / HTTP/1.1\r\nHost: a\r\nX A: 1\r\n\r\n",
       "bad request line|GET /  HTTP/1.1\r\nHost: a\r\n\r\n",
+      "tab in request target|GET /a\tb HTTP/1.1\r\nHost: a\r\n\r\n",
+      "control character in request target|GET /a\u0001b HTTP/1.1\r\nHost: a\r\n\r\n",
+      "DEL in request target|GET /a\u007fb HTTP/1.1\r\nHost: a\r\n\r\n",
   })
   void malformedFramingGets400AndClose(String labelAndRequest) throws Exception {
     String request = labelAndRequest.substring(labelAndRequest.indexOf('|') + 1);
