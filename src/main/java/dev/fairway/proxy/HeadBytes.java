@@ -1,5 +1,6 @@
 package dev.fairway.proxy;
 
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -44,6 +45,14 @@ final class HeadBytes {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether the field name {@code h[s, s + n)} is one of the comma-separated tokens of a
+   * {@code Connection} value ({@code null}: none), in any case; as {@link Headers#listedIn}.
+   */
+  static boolean listedIn(String connection, byte[] h, int s, int n) {
+    return connection != null && Headers.listedIn(connection, new AsciiString(h, s, n, false)); // a view, no copy
   }
 
   /** A field value without surrounding spaces and tabs. */

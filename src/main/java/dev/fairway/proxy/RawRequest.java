@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
  * {@link Exchange} writes the backend's head from it byte for byte, without Netty's encoder.
  * Requests with a body, and upgrades, go through Netty's decoder as before.
  *
- * <p>Example: {@code "GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: *}{@code /*\r\n\r\n"} from
- * 10.0.0.7 becomes {@code "GET /a HTTP/1.1\r\nAccept: *}{@code /*\r\nX-Forwarded-For: 10.0.0.7\r\n
+ * <p>Example: {@code "GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: text/plain\r\n\r\n"}
+ * from 10.0.0.7 becomes {@code "GET /a HTTP/1.1\r\nAccept: text/plain\r\nX-Forwarded-For: 10.0.0.7\r\n
  * X-Forwarded-Proto: http\r\nX-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\nHost: shop\r\n\r\n"}: the
  * same edits, in the same order, as {@link Headers#toBackend} on a header map.
  */
@@ -135,7 +135,7 @@ final class RawRequest {
       int colon = indexOf(h, (byte) ':', s, e);
       int n = colon - s;
       if (HeadBytes.isOneOf(h, s, n, Headers.HOP_BY_HOP) || indexOf(h, (byte) '_', s, colon) < colon
-          || connection != null && Headers.listedIn(connection, new String(h, s, n, StandardCharsets.ISO_8859_1))) {
+          || HeadBytes.listedIn(connection, h, s, n)) {
         s = e + 2;
         continue;
       }

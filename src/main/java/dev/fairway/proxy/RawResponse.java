@@ -133,7 +133,7 @@ final class RawResponse {
   /** Whether the field named {@code h[s, colon)} stays out of the client's head. */
   private static boolean dropped(byte[] h, int s, int colon, String connection) {
     int n = colon - s;
-    return HeadBytes.isOneOf(h, s, n, Headers.DROPPED_FROM_RESPONSES) || connection != null && Headers.listedIn(connection, new String(h, s, n, StandardCharsets.ISO_8859_1));
+    return HeadBytes.isOneOf(h, s, n, Headers.DROPPED_FROM_RESPONSES) || HeadBytes.listedIn(connection, h, s, n);
   }
 
   private static byte[] ascii(String s) {
