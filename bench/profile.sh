@@ -61,11 +61,11 @@ sed -n "1,${TOP}p" "$WORK/report.txt"
 echo
 echo "self time by part:"
 awk '
-  /%/ { p = $1; sub("%", "", p); s = $0
+  /%/ { p = $1; sub("%", "", p); s = $0; m = s; sub(/\(.*/, "", m); n = split(m, w, " "); m = w[n]
         if (s ~ /\[k\]/) k += p
-        else if (s ~ /dev\.fairway/) f += p
-        else if (s ~ /io\.netty/) n += p
-        else if (s ~ /io\.vertx|io\.micrometer/) v += p
-        else if (s ~ /(java|jdk|sun)\./) j += p
+        else if (m ~ /^dev\.fairway/) f += p
+        else if (m ~ /^io\.netty/) n2 += p
+        else if (m ~ /^(io\.vertx|io\.micrometer)/) v += p
+        else if (m ~ /^(java|jdk|sun)\./) j += p
         else o += p }
-  END { printf "  kernel %.1f %%, Netty %.1f %%, Fairway %.1f %%, Vert.x+Micrometer %.1f %%, JDK classes %.1f %%, other (JIT stubs, GC, interpreter, libc) %.1f %%\n", k, n, f, v, j, o }' "$WORK/report.txt"
+  END { printf "  kernel %.1f %%, Netty %.1f %%, Fairway %.1f %%, Vert.x+Micrometer %.1f %%, JDK classes %.1f %%, other (JIT stubs, GC, interpreter, libc) %.1f %%\n", k, n2, f, v, j, o }' "$WORK/report.txt"
