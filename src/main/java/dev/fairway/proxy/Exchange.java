@@ -443,22 +443,30 @@ final class Exchange extends Waiter {
    * written from them ({@link RawResponse#toClient}); a bodiless response ends here.
    */
   private void onRawResponse(RawResponse r) {
-    proxy.deadlines().disarm(this);
-    backendStatus = r.status();
-    status = backendStatus;
-    responseStarted = true;
     closeClient = !clientKeepAlive || proxy.draining();
     ByteBuf head = r.toClient(clientVersion == HttpVersion.HTTP_1_0, closeClient, conn.channel().alloc());
-    loadReport = r.loadReport();
-    if (r.lameDuck()) {
-      proxy.lameDuckSignal(endpoint());
-    }
-    responseKeepAlive = r.keepAlive();
+    responseBegins(r.status(), r.loadReport(), r.lameDuck(), r.keepAlive());
     if (r.bodyLength() == 0) {
       endResponse(conn.wire(), head);
     } else {
       conn.wire().write(head);
     }
+  }
+
+  /**
+   * A final response's head came (either way): no more response timeout; what the backend
+   * reported is noted, and a lame duck's signal acted on at once.
+   */
+  private void responseBegins(int code, String report, boolean lameDuck, boolean backendKeepAlive) {
+    proxy.deadlines().disarm(this);
+    backendStatus = code;
+    status = code;
+    responseStarted = true;
+    loadReport = report;
+    if (lameDuck) {
+      proxy.lameDuckSignal(endpoint());
+    }
+    responseKeepAlive = backendKeepAlive;
   }
 
   /** A part of a {@link RawResponse}'s body, passed to the client as it is. */
@@ -490,16 +498,9 @@ final class Exchange extends Waiter {
       informational = true; // 1xx interim responses are not relayed (Fairway answers 100-continue itself)
       return;
     }
-    proxy.deadlines().disarm(this);
-    backendStatus = code;
-    status = code;
-    responseStarted = true;
     HttpHeaders h = r.headers();
-    loadReport = h.get(Headers.LOAD_METRICS);
-    if (h.contains(Headers.LAME_DUCK) && "true".equalsIgnoreCase(h.get(Headers.LAME_DUCK))) {
-      proxy.lameDuckSignal(endpoint());
-    }
-    responseKeepAlive = HttpUtil.isKeepAlive(r);
+    responseBegins(code, h.get(Headers.LOAD_METRICS), "true".equalsIgnoreCase(h.get(Headers.LAME_DUCK)),
+        HttpUtil.isKeepAlive(r));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
     HttpVersion version = clientVersion;

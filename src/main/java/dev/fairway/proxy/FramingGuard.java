@@ -372,26 +372,33 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       rejectHead(v.failure());
       return;
     }
-    if (!requests && v.status() >= 200 && v.bodyLength() >= 0) {
-      rawResponse(ctx, buf, v);
+    int headBytes = headLength;
+    headLength = 0;
+    lineStart = 0;
+    fieldsStart = -1;
+    head = null;
+    long length = v.bodyLength();
+    if (requests && length == 0 && !v.upgrade()) {
+      toHead();
+      ctx.fireChannelRead(new RawRequest(Arrays.copyOf(buf, headBytes))); // past Netty's decoder
       return;
     }
-    if (requests && v.bodyLength() == 0 && !v.upgrade()) {
-      byte[] bytes = Arrays.copyOf(buf, headLength);
+    if (!requests && v.status() >= 200 && length >= 0) {
+      // a final response framed by its length (or without a body): past Netty's decoder, its body as RawBody parts
       toHead();
-      head = null;
-      ctx.fireChannelRead(new RawRequest(bytes)); // a request without a body, past Netty's decoder
+      if (length > 0) {
+        raw = true;
+        remaining = length;
+        state = State.FIXED;
+      }
+      ctx.fireChannelRead(new RawResponse(buf, headBytes, v.status(), length));
       return;
     }
     if (headBegin >= 0) {
       headInPlace = headBegin;
     } else {
-      ctx.fireChannelRead(Unpooled.copiedBuffer(buf, 0, headLength));
+      ctx.fireChannelRead(Unpooled.copiedBuffer(buf, 0, headBytes));
     }
-    headLength = 0;
-    lineStart = 0;
-    fieldsStart = -1;
-    head = null;
     if (!requests && v.status() == 101) {
       state = State.TUNNEL; // an upgraded connection carries another protocol
       return;
@@ -400,7 +407,6 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       toHead();
       return;
     }
-    long length = v.bodyLength();
     if (length == HeadCheck.CHUNKED) {
       state = State.CHUNK_SIZE;
       line.setLength(0);
@@ -412,27 +418,6 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     } else {
       toHead();
     }
-  }
-
-  /**
-   * A final response framed by its length (or without a body): handed on as a {@link RawResponse}
-   * and {@link RawBody} parts, past Netty's decoder, which never sees it.
-   */
-  private void rawResponse(ChannelHandlerContext ctx, byte[] buf, HeadCheck.Verdict v) {
-    int length = headLength;
-    headLength = 0;
-    lineStart = 0;
-    fieldsStart = -1;
-    head = null;
-    long body = v.bodyLength();
-    if (body > 0) {
-      raw = true;
-      remaining = body;
-      state = State.FIXED;
-    } else {
-      toHead();
-    }
-    ctx.fireChannelRead(new RawResponse(buf, length, v.status(), body));
   }
 
   private void toHead() {
