@@ -9,7 +9,8 @@
 #
 # Environment (defaults in brackets): DURATION [10s] (perf records 6 s in its middle)  CONNS [50]
 #   URLPATH [/]  WARMUP [8s]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]
-#   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31500]: backends BASE+1, BASE+2, Fairway
+#   JAVA_OPTS [bench/throughput.sh's flags]  JAR [target/fairway.jar] (e.g. a build of an earlier commit)
+#   BASE_PORT [31500]: backends BASE+1, BASE+2, Fairway
 #   BASE+81, admin BASE+91
 # Needs perf (linux-perf), root. Loopback only; every process it starts is stopped on exit.
 set -euo pipefail
@@ -27,7 +28,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
 for tool in wrk nginx java jcmd perf curl awk; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
-ensure_jar
+JAR=${JAR:-}
+if [[ -z $JAR ]]; then ensure_jar; JAR=$ROOT/target/fairway.jar; fi
+[[ -f $JAR ]] || die "no such jar '$JAR'"
 
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$FP" "$AP"
@@ -41,7 +44,7 @@ start_nginx 2 "$B2"
 fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2" round-robin 1000 3600000 \
   "${METRICS_VERTX:-true}" "${ACCESS_LOG:-false}"
 # shellcheck disable=SC2086 # a list of flags
-java $JAVA_OPTS -XX:+PreserveFramePointer -jar "$ROOT/target/fairway.jar" -conf "$WORK/fairway.json" \
+java $JAVA_OPTS -XX:+PreserveFramePointer -jar "$JAR" -conf "$WORK/fairway.json" \
   > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!); FPID=$!
 wait_http "$FP" "$URLPATH" "$FPID" Fairway
