@@ -3,6 +3,7 @@ package dev.fairway;
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairway.testing.FairwayProcess;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
@@ -10,26 +11,14 @@ import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The proxy's own drain: health 503 first, serving through the grace period, in-flight kept. */
 class DrainIT extends VertxTestBase {
-
-
-
   private Future<Integer> status(int port, String uri) {
     return TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(r -> r.send())
         .compose((HttpClientResponse resp) -> resp.body().map(b -> resp.statusCode())));
@@ -56,53 +45,20 @@ class DrainIT extends VertxTestBase {
         .await(5, TimeUnit.SECONDS)).as("no longer accepting").isFalse();
   }
 
-  private static String log(List<String> lines) {
-    synchronized (lines) {
-      return String.join("\n", lines);
-    }
-  }
-
   @Test
   void sigtermDrainsAndExitsZero(@TempDir Path dir) throws Exception {
     TestConfig cfg = TestConfig.service("s", backend("b1", 1, 10));
     cfg.json().getJsonObject("proxy").put("drainGraceMs", 200).put("drainTimeoutMs", 2000);
     Path conf = dir.resolve("config.json");
     Files.writeString(conf, cfg.json().encodePrettily());
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "dev.fairway.Main", "-conf", conf.toString())
-        .redirectErrorStream(true).start();
-    List<String> lines = Collections.synchronizedList(new ArrayList<>());
-    Thread reader = new Thread(() -> {
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = out.readLine()) != null) {
-          lines.add(line);
-        }
-      } catch (IOException e) {
-        lines.add("reader stopped: " + e);
-      }
-    });
-    reader.start();
-    try {
-      Pattern listening = Pattern.compile("admin listening on http://127.0.0.1:(\\d+)");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      int adminPort = -1;
-      while (System.nanoTime() < deadline && !log(lines).contains("proxy listening")) {
-        Thread.sleep(50);
-      }
-      Matcher m = listening.matcher(log(lines));
-      if (m.find()) {
-        adminPort = Integer.parseInt(m.group(1));
-      }
-      assertThat(adminPort).as("started: %s", lines).isPositive();
+    try (FairwayProcess p = FairwayProcess.start(conf)) {
+      int adminPort = p.adminPort();
+      assertThat(adminPort).as("started: %s", p.lines()).isPositive();
       assertThat(status(adminPort, "/health").await(5, TimeUnit.SECONDS)).isEqualTo(200);
-      new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor(5, TimeUnit.SECONDS);
-      assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
-      reader.join(5000);
-    } finally {
-      p.destroyForcibly();
+      p.signal("TERM");
+      assertThat(p.waitForExit(20)).isTrue();
+      assertThat(p.exitValue()).as("log: %s", p.lines()).isZero();
+      assertThat(String.join("\n", p.lines())).contains("SIGTERM received").contains("draining").contains("drained");
     }
-    assertThat(p.exitValue()).as("log: %s", lines).isZero();
-    assertThat(log(lines)).contains("SIGTERM received").contains("draining").contains("drained");
   }
 }

@@ -5,7 +5,8 @@ import java.time.Instant;
 
 /**
  * Formats one access-log line per request and hands it to the {@link AccessLogWriter}, which logs
- * it to the SLF4J logger {@code fairway.access} off the event loop and never blocks.
+ * it to the SLF4J logger {@code fairway.access} off the event loop and never blocks. One per event
+ * loop: it reuses its text buffer and the time's text from line to line.
  *
  * <p>Example: with {@code accessLog.format} {@code combined} a request reads
  * {@code 127.0.0.1 - - [22/Nov/2026:01:00:00 +0000] "GET / HTTP/1.1" 200 28 "-" "curl/8.0"
@@ -14,6 +15,8 @@ import java.time.Instant;
 final class AccessLog {
   private final boolean json;
   private final AccessLogWriter writer;
+  private final StringBuilder line = new StringBuilder(320);
+  private final AccessTime clock = new AccessTime();
 
   private AccessLog(boolean json, AccessLogWriter writer) {
     this.json = json;
@@ -25,9 +28,14 @@ final class AccessLog {
     return settings.enabled() ? new AccessLog("json".equals(settings.format()), AccessLogWriter.shared()) : null;
   }
 
+  /** Whether lines carry the {@code Referer} and {@code User-Agent} fields (the {@code combined} format). */
+  boolean wantsAgent() {
+    return !json;
+  }
+
   /**
    * @param method     the request's method, target and HTTP version, as the client sent them
-   * @param referer    the {@code Referer} field, or {@code null}
+   * @param referer    the {@code Referer} field, or {@code null} (always, unless {@link #wantsAgent()})
    * @param userAgent  the {@code User-Agent} field, or {@code null}
    * @param remote     the client's address
    * @param bytes      body bytes sent to the client
@@ -41,6 +49,12 @@ final class AccessLog {
     Instant arrived = Instant.ofEpochMilli(System.currentTimeMillis() - (now - startNanos) / 1_000_000);
     AccessRecord r = new AccessRecord(arrived, remote, method, uri, version, service, backend, status, bytes,
         (now - startNanos) / 1e6, slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, referer, userAgent);
-    writer.offer(json ? r.json() : r.combined());
+    line.setLength(0);
+    if (json) {
+      r.appendJson(line, clock);
+    } else {
+      r.appendCombined(line, clock);
+    }
+    writer.offer(line.toString());
   }
 }

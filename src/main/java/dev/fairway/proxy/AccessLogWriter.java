@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
+import org.slf4j.MarkerFactory;
 
 /**
  * Takes access-log lines from the event loops without waking anybody, and logs them, one event a
@@ -21,11 +23,14 @@ import org.slf4j.LoggerFactory;
  * <p>At most {@value #CAPACITY} lines wait; when the logger cannot keep up, further lines are
  * dropped rather than a request stalled or memory grown, and the drops are counted and reported
  * on the {@code dev.fairway} log at most once a second. Lines still waiting when the JVM exits are
- * logged by a shutdown hook.
+ * logged by a shutdown hook. The last line of each drain carries the marker {@link #BATCH_END}, on
+ * which the {@link AccessLogAppender} writes out what it has gathered.
  */
 final class AccessLogWriter {
   /** Lines that may wait for the writer; more are dropped. */
   static final int CAPACITY = 8192;
+  /** Marks the last line of a drain: an appender that gathers lines writes them out now. */
+  static final Marker BATCH_END = MarkerFactory.getMarker("FAIRWAY_ACCESS_BATCH_END");
   private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final Logger ACCESS = LoggerFactory.getLogger("fairway.access");
   private static final Logger LOG = LoggerFactory.getLogger(AccessLogWriter.class);
@@ -75,12 +80,18 @@ final class AccessLogWriter {
     }
   }
 
-  /** Logs every waiting line, in the order they came. */
+  /** Logs every waiting line, in the order they came, the last one with the marker {@link #BATCH_END}. */
   synchronized void drain() {
-    String line;
-    while ((line = lines.poll()) != null) {
+    String line = lines.poll();
+    while (line != null) {
       waiting.decrementAndGet();
-      ACCESS.info(line);
+      String next = lines.poll();
+      if (next == null) {
+        ACCESS.info(BATCH_END, line);
+      } else {
+        ACCESS.info(line);
+      }
+      line = next;
     }
     long now = System.nanoTime();
     if (dropped.get() > 0 && now - lastDropReport >= TimeUnit.SECONDS.toNanos(1)) {

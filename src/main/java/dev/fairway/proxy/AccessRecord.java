@@ -1,9 +1,6 @@
 package dev.fairway.proxy;
 
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Locale;
 
 /**
  * One line of the access log: what was asked, who answered, how long each part took.
@@ -32,52 +29,116 @@ import java.util.Locale;
 public record AccessRecord(Instant time, String client, String method, String path, String version, String service,
                            String backend, int status, long bytes, double totalMs, double upstreamMs,
                            double slotWaitMs, String referer, String userAgent) {
-  private static final DateTimeFormatter CLF = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT)
-      .withZone(ZoneOffset.UTC);
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   /** One JSON object, strings escaped. */
   public String json() {
-    return "{\"time\":\"" + time + "\",\"client\":" + quote(client) + ",\"method\":" + quote(method)
-        + ",\"path\":" + quote(path) + ",\"service\":" + quote(service) + ",\"backend\":" + quote(backend)
-        + ",\"status\":" + status + ",\"bytes\":" + bytes + ",\"totalMs\":" + round(totalMs)
-        + ",\"upstreamMs\":" + round(upstreamMs) + ",\"slotWaitMs\":" + round(slotWaitMs) + "}";
+    StringBuilder out = new StringBuilder(256);
+    appendJson(out, new AccessTime());
+    return out.toString();
   }
 
   /** Apache's combined format, then Fairway's fields as {@code key=value}. */
   public String combined() {
-    return client + " - - [" + CLF.format(time) + "] \"" + clean(method) + " " + clean(path) + " " + version + "\" "
-        + status + " " + bytes + " \"" + clean(referer) + "\" \"" + clean(userAgent) + "\" service=" + service
-        + " backend=" + backend + " total_ms=" + round(totalMs) + " upstream_ms=" + round(upstreamMs)
-        + " wait_ms=" + round(slotWaitMs);
+    StringBuilder out = new StringBuilder(256);
+    appendCombined(out, new AccessTime());
+    return out.toString();
   }
 
-  private static double round(double ms) {
-    return Math.round(ms * 1000) / 1000.0;
+  /** Appends {@link #json()}'s text, taking the time's text from {@code clock}. */
+  void appendJson(StringBuilder out, AccessTime clock) {
+    out.append("{\"time\":\"");
+    clock.appendIso(out, time.toEpochMilli());
+    out.append("\",\"client\":");
+    quote(out, client);
+    out.append(",\"method\":");
+    quote(out, method);
+    out.append(",\"path\":");
+    quote(out, path);
+    out.append(",\"service\":");
+    quote(out, service);
+    out.append(",\"backend\":");
+    quote(out, backend);
+    out.append(",\"status\":").append(status).append(",\"bytes\":").append(bytes).append(",\"totalMs\":");
+    millis(out, totalMs);
+    out.append(",\"upstreamMs\":");
+    millis(out, upstreamMs);
+    out.append(",\"slotWaitMs\":");
+    millis(out, slotWaitMs);
+    out.append('}');
   }
 
-  private static String clean(String s) {
-    return s == null ? "-" : s.replace("\\", "\\\\").replace("\"", "\\\"").replaceAll("[\\x00-\\x1f\\x7f]", "?");
+  /** Appends {@link #combined()}'s text, taking the time's text from {@code clock}. */
+  void appendCombined(StringBuilder out, AccessTime clock) {
+    out.append(client).append(" - - [");
+    clock.appendClf(out, time.toEpochMilli());
+    out.append("] \"");
+    clean(out, method);
+    out.append(' ');
+    clean(out, path);
+    out.append(' ').append(version).append("\" ").append(status).append(' ').append(bytes).append(" \"");
+    clean(out, referer);
+    out.append("\" \"");
+    clean(out, userAgent);
+    out.append("\" service=").append(service).append(" backend=").append(backend).append(" total_ms=");
+    millis(out, totalMs);
+    out.append(" upstream_ms=");
+    millis(out, upstreamMs);
+    out.append(" wait_ms=");
+    millis(out, slotWaitMs);
   }
 
-  private static String quote(String s) {
-    if (s == null) {
-      return "null";
+  /** Milliseconds rounded to the microsecond, as {@code Double.toString} writes such a value: 2.1, 2.123, 0.0. */
+  private static void millis(StringBuilder out, double ms) {
+    long micros = Math.round(ms * 1000);
+    if (micros < 0) {
+      out.append('-');
+      micros = -micros;
     }
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
+    int frac = (int) (micros % 1000);
+    out.append(micros / 1000).append('.').append((char) ('0' + frac / 100));
+    if (frac % 100 != 0) {
+      out.append((char) ('0' + frac / 10 % 10));
+      if (frac % 10 != 0) {
+        out.append((char) ('0' + frac % 10));
       }
     }
-    return b.append('"').toString();
+  }
+
+  /** The text between double quotes with backslash and quote escaped and control characters as {@code ?}. */
+  private static void clean(StringBuilder out, String s) {
+    if (s == null) {
+      out.append('-');
+      return;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\\' || c == '"') {
+        out.append('\\').append(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        out.append('?');
+      } else {
+        out.append(c);
+      }
+    }
+  }
+
+  private static void quote(StringBuilder out, String s) {
+    if (s == null) {
+      out.append("null");
+      return;
+    }
+    out.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
+      } else {
+        out.append(c);
+      }
+    }
+    out.append('"');
   }
 }

@@ -7,16 +7,22 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
+import dev.fairway.testing.FairwayProcess;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /** One access-log line per request, with the fields operators need, only when switched on. */
@@ -79,5 +85,49 @@ class AccessLogIT extends VertxTestBase {
     assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/").status()).isEqualTo(200);
     Thread.sleep(200);
     assertThat(lines.list).isEmpty();
+  }
+
+  private static List<String> accessLines(List<String> output) {
+    return output.stream().filter(l -> l.startsWith("{\"time\"")).toList();
+  }
+
+  @Test
+  void theShippedLogbackPrintsEveryLineWholeWithoutWaitingForMoreAndLosesNoneAtSigterm(@TempDir Path dir)
+      throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> req.response().end("hello"));
+    TestConfig cfg = TestConfig.service("web", backend("b1", b1.port(), 50));
+    cfg.json().put("accessLog", new JsonObject().put("enabled", true).put("format", "json"));
+    cfg.json().getJsonObject("proxy").put("drainGraceMs", 0).put("drainTimeoutMs", 2000);
+    Path conf = dir.resolve("config.json");
+    Files.writeString(conf, cfg.json().encodePrettily());
+    try (FairwayProcess p = FairwayProcess.start(conf)) {
+      int port = p.proxyPort();
+      assertThat(port).as("started: %s", p.lines()).isPositive();
+      Set<String> sent = new HashSet<>();
+      for (int i = 0; i < 300; i++) {
+        String path = "/r/" + i + "?pad=" + "x".repeat(i);
+        assertThat(TestClient.get(vertx, client, port, path).status()).isEqualTo(200);
+        sent.add(path);
+      }
+      List<String> first = accessLines(p.await(out -> accessLines(out).size() >= 300, 10));
+      assertThat(first).as("printed while Fairway runs, not held for a full buffer").hasSize(300);
+
+      for (int i = 300; i < 350; i++) {
+        String path = "/r/" + i;
+        assertThat(TestClient.get(vertx, client, port, path).status()).isEqualTo(200);
+        sent.add(path);
+      }
+      p.signal("TERM");
+      assertThat(p.waitForExit(20)).isTrue();
+      List<String> all = accessLines(p.lines());
+      Set<String> logged = new HashSet<>();
+      for (String line : all) {
+        JsonObject json = new JsonObject(line);
+        assertThat(json.getInteger("status")).isEqualTo(200);
+        logged.add(json.getString("path"));
+      }
+      assertThat(all).hasSize(350);
+      assertThat(logged).isEqualTo(sent);
+    }
   }
 }

@@ -44,6 +44,20 @@ class AccessLogWriterTest {
   }
 
   @Test
+  void marksTheLastLineOfEachDrainSoAGatheringAppenderWritesItOut() {
+    AccessLogWriter w = new AccessLogWriter();
+    w.offer("a");
+    w.offer("b");
+    w.drain();
+    w.offer("c");
+    w.drain();
+    List<String> marked = new ArrayList<>();
+    logged.list.forEach(e -> marked.add(e.getFormattedMessage() + ":"
+        + (e.getMarkerList() != null && e.getMarkerList().contains(AccessLogWriter.BATCH_END))));
+    assertThat(marked).containsExactly("a:false", "b:true", "c:true");
+  }
+
+  @Test
   void dropsLinesBeyondCapacityAndTakesMoreOnceDrained() {
     AccessLogWriter w = new AccessLogWriter();
     for (int i = 0; i < AccessLogWriter.CAPACITY; i++) {

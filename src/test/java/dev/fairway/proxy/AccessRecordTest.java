@@ -29,4 +29,33 @@ class AccessRecordTest {
     assertThat(evil.json()).doesNotContain("\n").contains("/x\\u000afake");
     assertThat(evil.combined()).doesNotContain("\n").doesNotContain("\r");
   }
+
+  @Test
+  void timesAndDurationsReadAsInstantAndDoubleWriteThem() {
+    long[] millis = {0, 1, 10, 100, 999, 1_000, 1_001, 1_764_000_000_250L, 1_764_000_000_000L, 253_402_300_799_999L};
+    for (long ms : millis) {
+      Instant t = Instant.ofEpochMilli(ms);
+      AccessRecord rec = new AccessRecord(t, "c", "GET", "/", "HTTP/1.1", "s", "b", 200, 0, 0, 0, 0, null, null);
+      assertThat(rec.json()).startsWith("{\"time\":\"" + t + "\"");
+    }
+    double[] durations = {0.0, 0.0004, 0.0005, 0.001, 0.01, 0.05, 0.1, 1.9, 2.1234, 2.1235, 12.5, 999.9999, 1234.567};
+    for (double d : durations) {
+      AccessRecord rec = new AccessRecord(Instant.EPOCH, "c", "GET", "/", "HTTP/1.1", "s", "b", 200, 0, d, 0, 0, null,
+          null);
+      assertThat(rec.json()).as("%s", d).contains("\"totalMs\":" + Math.round(d * 1000) / 1000.0 + ",");
+    }
+  }
+
+  @Test
+  void combinedTimeChangesWithTheSecondThroughOneClock() {
+    AccessTime clock = new AccessTime();
+    StringBuilder out = new StringBuilder();
+    r.appendCombined(out, clock);
+    AccessRecord later = new AccessRecord(Instant.parse("2026-11-22T01:00:01.999Z"), "c", "GET", "/", "HTTP/1.1",
+        "s", "b", 200, 0, 0, 0, 0, null, null);
+    later.appendCombined(out.append('|'), clock);
+    later.appendJson(out.append('|'), clock);
+    assertThat(out.toString()).contains("[22/Nov/2026:01:00:00 +0000]", "[22/Nov/2026:01:00:01 +0000]",
+        "\"time\":\"2026-11-22T01:00:01.999Z\"");
+  }
 }
