@@ -15,6 +15,10 @@
 #   BACKEND1_PORT [30001] BACKEND2_PORT [30002] HAPROXY_PORT [30080] FAIRWAY_PORT [30081]
 #   VHP_PORT [30082] NETTY_PORT [30083] ADMIN_PORT [30091]   RAW_OUT [unset] copy of the raw TSV
 #   MAX_LOAD [4] LOAD_WAIT [60]: before measuring, wait up to LOAD_WAIT s for the 1-min load < MAX_LOAD
+#   FEATURES [default]: Fairway's configuration. default: as bench/throughput.sh (round-robin,
+#     metrics.vertx on, access log off, health checks every 2 s); all: every feature on
+#     (weighted-round-robin, health checks every 100 ms, metrics.vertx on, JSON access log to
+#     Fairway's stdout, which goes to a file). Slots are on in both (capacity 1000 per backend).
 # Every process it starts is stopped on exit (trap); loopback only.
 set -euo pipefail
 
@@ -66,8 +70,15 @@ log "nginx backends on $HOST:$BACKEND1_PORT and $HOST:$BACKEND2_PORT"
 start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" "$HOST:$HAPROXY_PORT"
 log "HAProxy on $HOST:$HAPROXY_PORT (nbthread $HAPROXY_THREADS)"
 
-# Fairway exactly as bench/throughput.sh runs it (round-robin, capacity 1000, metrics.vertx default)
-fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT"
+FEATURES=${FEATURES:-default}
+case $FEATURES in
+  # exactly as bench/throughput.sh runs it (round-robin, capacity 1000, metrics.vertx default)
+  default) fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT" ;;
+  all) fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT" \
+         weighted-round-robin 1000 100 true true ;;
+  *) die "FEATURES must be default or all, got '$FEATURES'" ;;
+esac
+log "Fairway features: $FEATURES"
 # shellcheck disable=SC2086
 java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!); FAIRWAY_PID=$!

@@ -1,5 +1,6 @@
 package dev.fairway.cluster;
 
+import dev.fairway.testing.TestVertx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.testing.TestBackend;
@@ -63,7 +64,7 @@ class ClusterTest {
 
   @BeforeEach
   void setUp() {
-    vertx = Vertx.vertx();
+    vertx = TestVertx.create();
     client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
     for (int i = 0; i < BACKENDS; i++) {
       String id = "b" + i;

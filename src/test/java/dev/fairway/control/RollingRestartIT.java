@@ -1,5 +1,6 @@
 package dev.fairway.control;
 
+import dev.fairway.testing.TestVertx;
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +27,7 @@ class RollingRestartIT {
   void rollingRestartOfEveryBackendServesZeroErrorsAndNoSlowRequest() throws Exception {
     List<Integer> ports = RollingRestartDrill.freePorts(4);
     int adminPort = ports.get(3);
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     TestConfig config = TestConfig.service("s", backend("b1", ports.get(0), 100), backend("b2", ports.get(1), 100),
         backend("b3", ports.get(2), 100)).healthCheck(250, 200, 1, 2);
     config.json().getJsonObject("admin").put("port", adminPort);

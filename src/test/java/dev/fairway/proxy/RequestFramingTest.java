@@ -1,5 +1,6 @@
 package dev.fairway.proxy;
 
+import dev.fairway.testing.TestVertx;
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +34,7 @@ class RequestFramingTest {
 
   @BeforeAll
   void start() {
-    vertx = Vertx.vertx();
+    vertx = TestVertx.create();
     backend = TestBackend.start(vertx, req -> req.body().onSuccess(b -> {
       completeBodies.incrementAndGet();
       req.response().end("got " + b.length());

@@ -1,5 +1,6 @@
 package dev.fairway.proxy;
 
+import dev.fairway.testing.TestVertx;
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +33,7 @@ class SlotWaitIT {
 
   @BeforeEach
   void setUp() {
-    vertx = Vertx.vertx();
+    vertx = TestVertx.create();
     client = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(200));
   }
 

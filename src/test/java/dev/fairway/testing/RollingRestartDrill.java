@@ -129,7 +129,7 @@ public final class RollingRestartDrill implements AutoCloseable {
 
   /** Warms up, measures, restarts each backend in turn under load, and reports. */
   public Result run() throws Exception {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     try {
       HttpClientAgent client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true),
           new PoolOptions().setHttp1MaxSize(o.concurrency()));

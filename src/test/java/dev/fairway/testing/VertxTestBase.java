@@ -18,7 +18,7 @@ public abstract class VertxTestBase {
 
   @BeforeEach
   void startVertx() {
-    vertx = Vertx.vertx();
+    vertx = TestVertx.create();
     client = vertx.createHttpClient();
   }
 
