@@ -17,8 +17,10 @@
 #   MAX_LOAD [4] LOAD_WAIT [60]: before measuring, wait up to LOAD_WAIT s for the 1-min load < MAX_LOAD
 #   FEATURES [default]: Fairway's configuration. default: as bench/throughput.sh (round-robin,
 #     metrics.vertx on, access log off, health checks every 2 s); all: every feature on
-#     (weighted-round-robin, health checks every 100 ms, metrics.vertx on, JSON access log to
-#     Fairway's stdout, which goes to a file). Slots are on in both (capacity 1000 per backend).
+#     (weighted-round-robin, health checks every 2 s as the README's default, metrics.vertx on,
+#     JSON access log to Fairway's stdout, which goes to a file). Slots are on in both (capacity
+#     1000 per backend). bench/features.sh checks every 100 ms to magnify their cost; here that
+#     would also slow the other proxies, which share the two cores (docs/benchmarks.md, session 5).
 # Every process it starts is stopped on exit (trap); loopback only.
 set -euo pipefail
 
@@ -75,7 +77,7 @@ case $FEATURES in
   # exactly as bench/throughput.sh runs it (round-robin, capacity 1000, metrics.vertx default)
   default) fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT" ;;
   all) fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT" \
-         weighted-round-robin 1000 100 true true ;;
+         weighted-round-robin 1000 2000 true true ;;
   *) die "FEATURES must be default or all, got '$FEATURES'" ;;
 esac
 log "Fairway features: $FEATURES"

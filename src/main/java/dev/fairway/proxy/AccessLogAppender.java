@@ -13,10 +13,10 @@ import org.slf4j.Marker;
  * The shipped {@code logback.xml}'s appender for the access log: writes lines to standard output
  * a batch at a time instead of one write (and one system call) a line.
  *
- * <p>Example: the {@link AccessLogWriter} logs 600 queued lines of about 270 bytes every 20 ms;
- * this appender gathers them into writes of at most {@value #WRITE_BYTES} bytes, about 40 system
- * calls instead of 600, and writes out what is left when it sees the batch's last line (marked
- * {@link AccessLogWriter#BATCH_END}), so no line waits longer than the writer's 20 ms period.
+ * <p>Example: the {@link AccessLogWriter} logs 150 queued lines of about 270 bytes every 5 ms;
+ * this appender gathers them into writes of at most {@value #WRITE_BYTES} bytes, 10 system calls
+ * instead of 150, and writes out what is left when it sees the batch's last line (marked
+ * {@link AccessLogWriter#BATCH_END}), so no line waits longer than the writer's 5 ms period.
  * Every write holds whole lines and is at most {@code PIPE_BUF} long, so when standard output is a
  * pipe (a container's log, journald), Fairway's other log lines never land inside an access-log
  * line. Logback's {@code ConsoleAppender} writes through {@code System.out}, which flushes after

@@ -12,13 +12,15 @@ import org.slf4j.MarkerFactory;
 
 /**
  * Takes access-log lines from the event loops without waking anybody, and logs them, one event a
- * line, to the logger {@code fairway.access} from one background thread every 20 ms.
+ * line, to the logger {@code fairway.access} from one background thread every 5 ms.
  *
  * <p>Example: at 30,000 requests/s the event loops add 30,000 lines a second to a lock-free queue
- * and the {@code fairway-access-log} thread wakes 50 times a second to log about 600 lines each
+ * and the {@code fairway-access-log} thread wakes 200 times a second to log about 150 lines each
  * time. A hand-off per line (logback's {@code AsyncAppender}, before) woke its writer for nearly
  * every request: 1.3–1.5 context switches per request against 0.4–0.7 now, and 40–43 µs of CPU
- * per request against 32–34 µs ({@code perf stat}, docs/benchmarks.md).
+ * per request against 32–34 µs ({@code perf stat}, docs/benchmarks.md). A longer period (20 ms,
+ * before) gave longer bursts of work that held a core away from the event loops: p99 +1.2 ms
+ * against +0.3 ms now, for the same CPU.
  *
  * <p>At most {@value #CAPACITY} lines wait; when the logger cannot keep up, further lines are
  * dropped rather than a request stalled or memory grown, and the drops are counted and reported
@@ -31,7 +33,7 @@ final class AccessLogWriter {
   static final int CAPACITY = 8192;
   /** Marks the last line of a drain: an appender that gathers lines writes them out now. */
   static final Marker BATCH_END = MarkerFactory.getMarker("FAIRWAY_ACCESS_BATCH_END");
-  private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final Logger ACCESS = LoggerFactory.getLogger("fairway.access");
   private static final Logger LOG = LoggerFactory.getLogger(AccessLogWriter.class);
   private static AccessLogWriter shared;
