@@ -267,6 +267,8 @@ final class Exchange extends Waiter {
     Channel ch = u.channel();
     if (!headPrepared) {
       prepareHead();
+    } else if (authority == null) {
+      hostForRetry();
     }
     if (httpMeters.on()) {
       if (clientMeter != null) {
@@ -308,7 +310,7 @@ final class Exchange extends Waiter {
     conn.resume(ClientConnection.PAUSE_AWAIT);
   }
 
-  /** Turns the client's request head into the backend's (once: a retry sends the same head). */
+  /** Turns the client's request head into the backend's (once: a retry sends the same head, see {@link #hostForRetry}). */
   private void prepareHead() {
     headPrepared = true;
     if (raw != null) {
@@ -328,6 +330,19 @@ final class Exchange extends Waiter {
       h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
     }
     req.setProtocolVersion(HttpVersion.HTTP_1_1);
+  }
+
+  /**
+   * A retry of a request that came without {@code Host}: the head sent again names the backend it
+   * now goes to, as {@link #prepareHead} did for the first one.
+   */
+  private void hostForRetry() {
+    if (raw != null) {
+      backendHead.release();
+      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), conn.channel().alloc());
+    } else {
+      req.headers().set(HttpHeaderNames.HOST, endpoint().address());
+    }
   }
 
   /** A part of the client's request body (or its end). */

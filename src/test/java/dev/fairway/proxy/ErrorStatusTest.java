@@ -10,7 +10,13 @@ import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestClient.Reply;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestFairway;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -68,6 +74,34 @@ class ErrorStatusTest {
     }
     assertThat(live.requests()).isEqualTo(6);
     TestFairway.assertIdleSoon(fairway);
+  }
+
+  /**
+   * A request without {@code Host} gets the backend's address as {@code Host}; when it is retried
+   * on another backend (here: "flaky" drops each pooled connection as its second request arrives),
+   * the retry names the backend it goes to.
+   */
+  @Test
+  void aRetryOfARequestWithoutHostNamesTheBackendItGoesTo() throws Exception {
+    Map<HttpConnection, Integer> seen = new ConcurrentHashMap<>();
+    TestBackend flaky = TestBackend.start(vertx, req -> {
+      if (seen.merge(req.connection(), 1, Integer::sum) > 1) {
+        req.connection().close();
+      } else {
+        req.response().end("flaky " + req.getHeader("host"));
+      }
+    });
+    TestBackend steady = TestBackend.start(vertx, req -> req.response().end("steady " + req.getHeader("host")));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web",
+        backend("flaky", flaky.port(), 5), backend("steady", steady.port(), 5)).build());
+
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      answers.add(RawHttp.exchange(fairway.proxyPort(), "GET / HTTP/1.0\r\n\r\n").body());
+    }
+    assertThat(seen.values()).as("a pooled connection was dropped and the request retried").contains(2);
+    assertThat(answers).allSatisfy(a -> assertThat(a).isIn(
+        "flaky 127.0.0.1:" + flaky.port(), "steady 127.0.0.1:" + steady.port()));
   }
 
   @Test
