@@ -405,6 +405,31 @@ class ProtocolEdgesTest {
     TestFairway.assertIdleSoon(fairway);
   }
 
+  @Test
+  void thousandsOfPipelinedRequestsThatFailAtOnceAreAllAnsweredInOrder() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> vertx.setTimer(300, t -> answer(req, "slow")));
+    TestConfig config = TestConfig.service("api", backend("b", b.port(), 10));
+    config.lastService().getJsonObject("match").put("pathPrefix", "/api");
+    Fairway fairway = start(config);
+    int misses = 5000;
+
+    try (Socket s = open(fairway)) {
+      StringBuilder burst = new StringBuilder("GET /api/slow HTTP/1.1\r\nHost: a\r\n\r\n");
+      for (int i = 0; i < misses; i++) {
+        burst.append("GET /other/").append(i).append(" HTTP/1.1\r\nHost: a\r\n\r\n");
+      }
+      send(s, burst.toString());
+      assertThat(read(s.getInputStream(), false).body()).isEqualTo("GET /api/slow slow");
+      for (int i = 0; i < misses; i++) {
+        Wire miss = read(s.getInputStream(), false);
+        assertThat(miss.status()).as("answer %d: %s", i, miss).isEqualTo(404);
+      }
+      send(s, "GET /api/after HTTP/1.1\r\nHost: a\r\n\r\n");
+      assertThat(read(s.getInputStream(), false).body()).isEqualTo("GET /api/after slow");
+    }
+    TestFairway.assertIdleSoon(fairway);
+  }
+
   // helpers
 
   private Fairway start(TestConfig config) {
