@@ -5,8 +5,9 @@ import java.time.Instant;
 
 /**
  * Formats one access-log line per request and hands it to the {@link AccessLogWriter}, which logs
- * it to the SLF4J logger {@code fairway.access} off the event loop and never blocks. One per event
- * loop: it reuses its text buffer and the time's text from line to line.
+ * it to the SLF4J logger {@code fairway.access} off the event loop and never blocks. One per proxy
+ * verticle, called only on its event loop: it reuses its text buffer and the time's text from line
+ * to line.
  *
  * <p>Example: with {@code accessLog.format} {@code combined} a request reads
  * {@code 127.0.0.1 - - [22/Nov/2026:01:00:00 +0000] "GET / HTTP/1.1" 200 28 "-" "curl/8.0"
