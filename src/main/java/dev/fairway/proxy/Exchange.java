@@ -887,14 +887,14 @@ final class Exchange extends Waiter {
       return;
     }
     Endpoint e = endpoint();
-    String version = raw != null ? raw.version().text() : req.protocolVersion().text();
     String referer = null;
     String userAgent = null;
     if (log.wantsAgent()) {
       referer = raw != null ? raw.field("referer") : req.headers().get(HttpHeaderNames.REFERER);
       userAgent = raw != null ? raw.field("user-agent") : req.headers().get(HttpHeaderNames.USER_AGENT);
     }
-    log.log(method.name(), raw != null ? raw.uri() : req.uri(), version, referer, userAgent, conn.remote(), route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos,
-        e == null ? 0 : slotNanos, waitNanos, now);
+    log.log(method.name(), raw != null ? raw.uri() : req.uri(), clientVersion.text(), referer, userAgent, conn.remote(),
+        route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos, e == null ? 0 : slotNanos,
+        waitNanos, now);
   }
 }

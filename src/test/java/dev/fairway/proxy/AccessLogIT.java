@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
 import dev.fairway.testing.FairwayProcess;
+import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
@@ -75,6 +76,21 @@ class AccessLogIT extends VertxTestBase {
     assertThat(none.getString("service")).isEqualTo("empty");
     assertThat(none.getString("backend")).isEqualTo("-");
     assertThat(none.getInteger("status")).isEqualTo(503);
+  }
+
+  @Test
+  void combinedLinesGiveTheVersionTheClientSentAlsoForARequestWithABody() throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> req.body().onSuccess(b -> req.response().end("ok")));
+    TestConfig cfg = TestConfig.service("web", backend("b1", b1.port(), 5));
+    cfg.json().put("accessLog", new JsonObject().put("enabled", true).put("format", "combined"));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+
+    assertThat(RawHttp.exchange(fw.proxyPort(), "POST /form HTTP/1.0\r\nContent-Length: 3\r\n\r\na=1").status())
+        .isEqualTo(200);
+    assertThat(RawHttp.exchange(fw.proxyPort(), "GET /page HTTP/1.0\r\n\r\n").status()).isEqualTo(200);
+
+    assertThat(awaitLines(2)).hasSize(2).anySatisfy(l -> assertThat(l).contains("\"POST /form HTTP/1.0\" 200"))
+        .anySatisfy(l -> assertThat(l).contains("\"GET /page HTTP/1.0\" 200"));
   }
 
   @Test
