@@ -21,6 +21,7 @@
 #     JSON access log to Fairway's stdout, which goes to a file). Slots are on in both (capacity
 #     1000 per backend). bench/features.sh checks every 100 ms to magnify their cost; here that
 #     would also slow the other proxies, which share the two cores (docs/benchmarks.md, session 5).
+#   ALL_HC_MS [2000] ALL_ACCESS_LOG [true]: FEATURES=all's health-check interval and access log
 # Every process it starts is stopped on exit (trap); loopback only.
 set -euo pipefail
 
@@ -77,7 +78,7 @@ case $FEATURES in
   # exactly as bench/throughput.sh runs it (round-robin, capacity 1000, metrics.vertx default)
   default) fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT" ;;
   all) fairway_config "$WORK/fairway.json" "$FAIRWAY_PORT" "$ADMIN_PORT" "$BACKEND1_PORT" "$BACKEND2_PORT" \
-         weighted-round-robin 1000 2000 true true ;;
+         weighted-round-robin 1000 "${ALL_HC_MS:-2000}" true "${ALL_ACCESS_LOG:-true}" ;;
   *) die "FEATURES must be default or all, got '$FEATURES'" ;;
 esac
 log "Fairway features: $FEATURES"
