@@ -128,7 +128,8 @@ public final class ConfigParser {
         n.longIn("requestHeadersTimeoutMs", d.requestHeadersTimeoutMs(), 1, 3_600_000),
         n.longIn("idleTimeoutMs", d.idleTimeoutMs(), 1, 86_400_000),
         n.intIn("maxConnections", d.maxConnections(), 1, 10_000_000),
-        mode, n.intIn("trustedHops", d.trustedHops(), 0, 100));
+        mode, n.intIn("trustedHops", d.trustedHops(), 0, 100),
+        n.intIn("h2MaxConcurrentStreams", d.h2MaxConcurrentStreams(), 0, 10_000));
   }
 
   private static AdminSettings admin(Node n) {

@@ -1,10 +1,12 @@
 package dev.fairway.proxy;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -22,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One client connection, last in its pipeline: starts an {@link Exchange} per request, one at a
@@ -32,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * {@code /a} starts, {@code /b} waits with reading paused, and starts when {@code /a}'s response
  * is complete, so responses go out in request order.
  */
-final class ClientConnection extends ChannelInboundHandlerAdapter {
+final class ClientConnection extends ChannelInboundHandlerAdapter implements Downstream {
+  private static final ByteBuf CONTINUE =
+      Unpooled.unreleasableBuffer(Unpooled.copiedBuffer("HTTP/1.1 100 Continue\r\n\r\n", StandardCharsets.US_ASCII));
   /** Reading paused: a pipelined request waits for the one before it. */
   static final int PAUSE_PIPELINE = 1;
   /** Reading paused: the exchange has nowhere to put the body yet (waiting for a slot or a connection). */
@@ -43,7 +48,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   static final int PAUSE_TUNNEL = 8;
 
   private final ProxyVerticle proxy;
-  final FramingGuard guard;
+  private final FramingGuard guard;
   private final HeadAwareCodecs.ResponseEncoder encoder;
   private ChannelHandlerContext ctx;
   /** The guard's context: what is written there goes out as it is, past the response encoder. */
@@ -66,6 +71,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> idleTimer;
   /** The backend connection this one is tunnelled to (after a {@code 101}), or {@code null}. */
   private Channel tunnel;
+  /** The connection speaks HTTP/2 ({@link H2c}): its requests come as streams, not to this handler. */
+  private boolean h2;
+  /** HTTP/2 streams open now. */
+  private int streams;
 
   ClientConnection(ProxyVerticle proxy, FramingGuard guard, HeadAwareCodecs.ResponseEncoder encoder) {
     this.proxy = proxy;
@@ -96,26 +105,88 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     ctx.fireChannelActive();
   }
 
-  Channel channel() {
+  @Override
+  public Channel channel() {
     return channel;
   }
 
-  ChannelHandlerContext ctx() {
+  @Override
+  public ChannelHandlerContext ctx() {
     return ctx;
   }
 
   /** Where bytes already in HTTP/1.1 form are written (a {@link RawResponse}'s head and body, {@code 100 Continue}). */
-  ChannelHandlerContext wire() {
+  @Override
+  public ChannelHandlerContext wire() {
     return wire;
   }
 
-  /** The client's IP address, as text. */
-  String remote() {
+  @Override
+  public String remote() {
     return remote;
   }
 
-  /** Bytes were read or sent: the connection is not idle. */
-  void touch() {
+  @Override
+  public boolean multiplexed() {
+    return false;
+  }
+
+  @Override
+  public void touch() {
+    activity = true;
+  }
+
+  @Override
+  public void bodyFault(Consumer<Failure> handler) {
+    guard.bodyFault(handler);
+  }
+
+  @Override
+  public void releaseBodyFault(Consumer<Failure> handler) {
+    guard.releaseBodyFault(handler);
+  }
+
+  @Override
+  public Object continueMessage() {
+    return CONTINUE.duplicate();
+  }
+
+  @Override
+  public Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last) {
+    return r.toClient(http10, closeClient, channel.alloc());
+  }
+
+  @Override
+  public Object rawBody(ByteBuf content, boolean last) {
+    return content;
+  }
+
+  /** A TCP reset rather than a FIN: a body that ends at the connection's close must not look complete. */
+  @Override
+  public void reset() {
+    channel.config().setOption(ChannelOption.SO_LINGER, 0);
+    channel.close();
+  }
+
+  /** The connection now speaks HTTP/2: it carries streams, each its own {@link Downstream}. */
+  void switchedToH2() {
+    h2 = true;
+  }
+
+  /** Whether the connection speaks HTTP/2. */
+  boolean h2() {
+    return h2;
+  }
+
+  /** An HTTP/2 stream of this connection opened. */
+  void streamOpened() {
+    streams++;
+    activity = true;
+  }
+
+  /** An HTTP/2 stream of this connection closed. */
+  void streamClosed() {
+    streams--;
     activity = true;
   }
 
@@ -243,7 +314,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   }
 
   /** Stops reading for {@code reason} (one of the {@code PAUSE_} bits). */
-  void pause(int reason) {
+  @Override
+  public void pause(int reason) {
     if (paused == 0) {
       channel.config().setAutoRead(false);
     }
@@ -251,7 +323,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   }
 
   /** Reads again once no reason to pause is left. */
-  void resume(int reason) {
+  @Override
+  public void resume(int reason) {
     if ((paused & reason) == 0) {
       return;
     }
@@ -265,7 +338,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    * The exchange is over: the next pipelined request (if any) starts, unless the connection is
    * to close ({@code close}) once what was written is sent.
    */
-  void exchangeDone(Exchange e, boolean close) {
+  @Override
+  public void exchangeDone(Exchange e, boolean close) {
     if (current != e) {
       return;
     }
@@ -291,7 +365,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   }
 
   /** The connection closes when the current exchange ends, taking no further request. */
-  void closeWhenDone() {
+  @Override
+  public void closeWhenDone() {
     closeWhenDone = true;
   }
 
@@ -301,9 +376,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
-  /** Whether the connection carries no exchange now (it may be closed at once when draining). */
+  /** Whether the connection carries no exchange (and no HTTP/2 stream) now: it may be closed at once when draining. */
   boolean idle() {
-    return current == null && tunnel == null;
+    return current == null && tunnel == null && streams == 0;
   }
 
   /**
@@ -315,7 +390,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    * @param unreadBody the request's body was not read: the connection cannot carry another
    * @return whether the connection closes after this answer
    */
-  boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
+  @Override
+  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
     byte[] body = (f.reason() + "\n").getBytes(StandardCharsets.UTF_8);
     FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(f.status()),
         Unpooled.wrappedBuffer(body));
@@ -344,7 +420,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    * From now on the connection carries another protocol: every byte read goes to {@code peer}
    * (a backend connection that answered {@code 101}), unparsed.
    */
-  void tunnelTo(Channel peer) {
+  @Override
+  public void tunnelTo(Channel peer) {
     tunnel = peer;
     guard.tunnel();
     ctx.pipeline().remove(UpstreamPool.DECODER);

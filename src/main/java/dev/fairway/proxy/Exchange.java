@@ -46,11 +46,8 @@ import java.util.function.Consumer;
  * client connection's event loop.
  */
 final class Exchange extends Waiter {
-  private static final ByteBuf CONTINUE =
-      Unpooled.unreleasableBuffer(Unpooled.copiedBuffer("HTTP/1.1 100 Continue\r\n\r\n", StandardCharsets.US_ASCII));
-
   private final ProxyVerticle proxy;
-  private final ClientConnection conn;
+  private final Downstream conn;
   /** The request as Netty decoded it, or {@code null} for a {@link RawRequest}. */
   private final HttpRequest req;
   /** The request as its bytes, or {@code null} for a decoded one. */
@@ -117,7 +114,7 @@ final class Exchange extends Waiter {
    * @param authority the client's {@code Host}, or {@code null}
    * @param hasBody   what {@link #hasBody} says of the request
    */
-  Exchange(ProxyVerticle proxy, ClientConnection conn, HttpRequest req, RawRequest raw, Route route, String authority,
+  Exchange(ProxyVerticle proxy, Downstream conn, HttpRequest req, RawRequest raw, Route route, String authority,
            boolean hasBody) {
     this.proxy = proxy;
     this.conn = conn;
@@ -145,7 +142,7 @@ final class Exchange extends Waiter {
       serverMeter = httpMeters.server().method(method);
       serverMeter.begin();
     }
-    conn.guard.bodyFault(bodyFaultHandler);
+    conn.bodyFault(bodyFaultHandler);
     if (hasBody) {
       conn.pause(ClientConnection.PAUSE_AWAIT);
     }
@@ -301,7 +298,7 @@ final class Exchange extends Waiter {
       return;
     }
     if (expectContinue) {
-      conn.wire().writeAndFlush(CONTINUE.duplicate());
+      conn.wire().writeAndFlush(conn.continueMessage());
     }
     if (!ch.isWritable()) {
       conn.pause(ClientConnection.PAUSE_UPSTREAM);
@@ -459,9 +456,10 @@ final class Exchange extends Waiter {
    */
   private void onRawResponse(RawResponse r) {
     closeClient = !clientKeepAlive || proxy.draining();
-    ByteBuf head = r.toClient(clientVersion == HttpVersion.HTTP_1_0, closeClient, conn.channel().alloc());
+    boolean bodyless = r.bodyLength() == 0;
+    Object head = conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     responseBegins(r.status(), r.loadReport(), r.lameDuck(), r.keepAlive());
-    if (r.bodyLength() == 0) {
+    if (bodyless) {
       endResponse(conn.wire(), head);
     } else {
       conn.wire().write(head);
@@ -489,13 +487,13 @@ final class Exchange extends Waiter {
     ByteBuf content = b.content();
     bytesOut += content.readableBytes();
     if (!b.last()) {
-      conn.wire().write(content);
+      conn.wire().write(conn.rawBody(content, false));
       if (!conn.channel().isWritable()) {
         upstream.channel().config().setAutoRead(false);
       }
       return;
     }
-    endResponse(conn.wire(), content);
+    endResponse(conn.wire(), conn.rawBody(content, true));
   }
 
   private void onResponseHead(HttpResponse r) {
@@ -810,9 +808,7 @@ final class Exchange extends Waiter {
     done = true;
     dropUpstream();
     releasePending();
-    // a reset, not a FIN: a body that ends at the connection's close must not look complete
-    conn.channel().config().setOption(ChannelOption.SO_LINGER, 0);
-    conn.channel().close();
+    conn.reset();
     release(outcome);
     finish(0);
     conn.exchangeDone(this, true);
@@ -869,7 +865,7 @@ final class Exchange extends Waiter {
       return;
     }
     logged = true;
-    conn.guard.releaseBodyFault(bodyFaultHandler);
+    conn.releaseBodyFault(bodyFaultHandler);
     if (backendHead != null) {
       backendHead.release();
       backendHead = null;
@@ -893,7 +889,7 @@ final class Exchange extends Waiter {
       referer = raw != null ? raw.field("referer") : req.headers().get(HttpHeaderNames.REFERER);
       userAgent = raw != null ? raw.field("user-agent") : req.headers().get(HttpHeaderNames.USER_AGENT);
     }
-    log.log(method.name(), raw != null ? raw.uri() : req.uri(), clientVersion.text(), referer, userAgent, conn.remote(),
+    log.log(method.name(), raw != null ? raw.uri() : req.uri(), conn.multiplexed() ? "HTTP/2.0" : clientVersion.text(), referer, userAgent, conn.remote(),
         route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos, e == null ? 0 : slotNanos,
         waitNanos, now);
   }

@@ -62,6 +62,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final HttpMeters meters;
   private final AtomicInteger clientConnections;
   private final EdgeLimits limits;
+  private final long drainTimeoutMs;
   private final Tally tally = new Tally();
   private final ResponseDeadlines deadlines = new ResponseDeadlines();
   private final Set<ClientConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -77,6 +78,7 @@ public final class ProxyVerticle extends VerticleBase {
    */
   public ProxyVerticle(ProxySettings settings, int lane, ProxyShared shared) {
     this.limits = settings.limits();
+    this.drainTimeoutMs = settings.drainTimeoutMs();
     this.clientConnections = shared.clientConnections();
     this.lane = lane;
     this.draining = shared.draining();
@@ -204,8 +206,8 @@ public final class ProxyVerticle extends VerticleBase {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     loop.execute(() -> {
       for (ClientConnection c : new ArrayList<>(connections)) {
-        if (c.idle()) {
-          c.channel().close();
+        if (c.idle() || c.h2()) {
+          c.channel().close(); // HTTP/2: a GOAWAY, and the close once the streams under way end
         }
       }
       checkDrained(drained, deadline);
@@ -230,7 +232,7 @@ public final class ProxyVerticle extends VerticleBase {
    * A request head arrived on {@code conn}: its exchange, not yet started, or {@code null} if
    * Fairway answered it itself (no service matches, a field name with an underscore).
    */
-  Exchange exchange(ClientConnection conn, HttpRequest req) {
+  Exchange exchange(Downstream conn, HttpRequest req) {
     boolean body = Exchange.hasBody(req.headers());
     boolean underscore = limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT
         && Headers.hasUnderscoreName(req.headers());
@@ -238,14 +240,14 @@ public final class ProxyVerticle extends VerticleBase {
         HttpUtil.isKeepAlive(req), body, underscore);
   }
 
-  /** As {@link #exchange(ClientConnection, HttpRequest)}, for a request without a body read as bytes. */
-  Exchange exchange(ClientConnection conn, RawRequest raw) {
+  /** As {@link #exchange(Downstream, HttpRequest)}, for a request without a body read as bytes. */
+  Exchange exchange(Downstream conn, RawRequest raw) {
     boolean underscore = limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && raw.hasUnderscoreName();
     return exchange(conn, null, raw, raw.uri(), raw.host(), raw.version(), raw.keepAlive(), false, underscore);
   }
 
   /** Routes a request ({@code req} or {@code raw}) by its target and {@code Host}; answers it if it cannot go on. */
-  private Exchange exchange(ClientConnection conn, HttpRequest req, RawRequest raw, String uri, String host,
+  private Exchange exchange(Downstream conn, HttpRequest req, RawRequest raw, String uri, String host,
                             HttpVersion version, boolean keepAlive, boolean body, boolean underscore) {
     if (underscore) {
       conn.respond(version, keepAlive, Failure.UNDERSCORE_HEADER, 0, body);
@@ -306,9 +308,10 @@ public final class ProxyVerticle extends VerticleBase {
   }
 
   /**
-   * The pipeline of a client connection: the {@link FramingGuard} sees every byte first, then
-   * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which keeps the idle timeout). A connection over
-   * {@code maxConnections} is answered 503 and closed.
+   * The pipeline of a client connection: {@link H2c} looks at the first bytes for HTTP/2's preface
+   * (and steps aside if they are not), then the {@link FramingGuard} sees every byte, then
+   * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which
+   * keeps the idle timeout). A connection over {@code maxConnections} is answered 503 and closed.
    */
   private final class Initializer extends ChannelInitializer<Channel> {
     @Override
@@ -320,6 +323,9 @@ public final class ProxyVerticle extends VerticleBase {
     protected void initChannel(Channel ch) {
       ChannelPipeline p = ch.pipeline();
       FramingGuard guard = FramingGuard.forRequests(limits);
+      if (limits.h2MaxConcurrentStreams() > 0) {
+        p.addLast(H2c.NAME, new H2c(ProxyVerticle.this, limits, drainTimeoutMs));
+      }
       p.addLast(FramingGuard.NAME, guard);
       // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
       p.addLast(UpstreamPool.DECODER, new HttpRequestDecoder(new HttpDecoderConfig()

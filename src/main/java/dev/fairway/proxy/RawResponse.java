@@ -6,6 +6,9 @@ import static dev.fairway.proxy.HeadBytes.value;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -29,6 +32,8 @@ final class RawResponse {
   private static final byte[] VIA_LINE = ascii("Via: " + Headers.VIA_TOKEN + "\r\n");
   private static final byte[] CLOSE_LINE = ascii("Connection: close\r\n");
   private static final byte[] KEEP_ALIVE_LINE = ascii("Connection: keep-alive\r\n");
+  private static final AsciiString VIA_NAME = AsciiString.cached("via");
+  private static final AsciiString VIA_VALUE = AsciiString.cached(Headers.VIA_TOKEN);
 
   private final byte[] head;
   private final int length;
@@ -37,6 +42,9 @@ final class RawResponse {
   private boolean keepAlive;
   private boolean lameDuck;
   private String loadReport;
+  /** The {@code Connection} field's values, comma-joined, and the {@code Via} values (known after {@link #scan}). */
+  private String connection;
+  private String priorVia;
 
   /**
    * @param head       the head's bytes, from its status line to its blank line, at {@code head[0]}
@@ -58,17 +66,17 @@ final class RawResponse {
     return bodyLength;
   }
 
-  /** Whether the backend keeps the connection open after this response (known after {@link #toClient}). */
+  /** Whether the backend keeps the connection open after this response (known after {@link #toClient} or {@link #toHttp2}). */
   boolean keepAlive() {
     return keepAlive;
   }
 
-  /** Whether the backend said {@code Lame-Duck: true} (known after {@link #toClient}). */
+  /** Whether the backend said {@code Lame-Duck: true} (known after {@link #toClient} or {@link #toHttp2}). */
   boolean lameDuck() {
     return lameDuck;
   }
 
-  /** The backend's {@code endpoint-load-metrics} value, or {@code null} (known after {@link #toClient}). */
+  /** The backend's {@code endpoint-load-metrics} value, or {@code null} (known after {@link #toClient} or {@link #toHttp2}). */
   String loadReport() {
     return loadReport;
   }
@@ -82,31 +90,7 @@ final class RawResponse {
   ByteBuf toClient(boolean http10, boolean closeClient, ByteBufAllocator alloc) {
     byte[] h = head;
     int textEnd = length - 2; // the last field line's CRLF stays part of the text
-    int startEnd = indexOf(h, (byte) '\r', 0, textEnd);
-    String connection = null;
-    String priorVia = null;
-    boolean lameDuckSeen = false;
-    for (int s = startEnd + 2; s < textEnd; ) {
-      int e = indexOf(h, (byte) '\r', s, textEnd);
-      int colon = indexOf(h, (byte) ':', s, e);
-      int n = colon - s;
-      if (n == 10 && nameIs(h, s, "connection")) {
-        String v = value(h, colon + 1, e);
-        connection = connection == null ? v : connection + "," + v;
-      } else if (n == 3 && nameIs(h, s, "via")) {
-        String v = value(h, colon + 1, e);
-        priorVia = priorVia == null ? v : priorVia + ", " + v;
-      } else if (n == 9 && nameIs(h, s, Headers.LAME_DUCK) && !lameDuckSeen) {
-        lameDuckSeen = true; // the first field decides, as a header map's get has it
-        lameDuck = "true".equalsIgnoreCase(value(h, colon + 1, e));
-      } else if (n == 21 && nameIs(h, s, Headers.LOAD_METRICS) && loadReport == null) {
-        loadReport = value(h, colon + 1, e);
-      }
-      s = e + 2;
-    }
-    boolean backendHttp10 = h[7] == '0';
-    keepAlive = !Headers.listedIn(connection, "close") && (!backendHttp10 || Headers.listedIn(connection, "keep-alive"));
-
+    int startEnd = scan();
     ByteBuf out = alloc.ioBuffer(length + 48);
     out.writeBytes(http10 ? HTTP_10 : HTTP_11).writeBytes(h, 8, startEnd + 2 - 8);
     for (int s = startEnd + 2; s < textEnd; ) {
@@ -128,6 +112,71 @@ final class RawResponse {
       out.writeBytes(KEEP_ALIVE_LINE);
     }
     return out.writeByte('\r').writeByte('\n');
+  }
+
+  /**
+   * Reads the fields Fairway acts on and makes the client's head as HTTP/2 fields: the same
+   * edits as {@link #toClient}, names in lower case, no {@code Connection} (HTTP/2 has none).
+   *
+   * <p>Example: {@code "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 6\r\n\r\n"} becomes
+   * {@code :status 200, server nginx, content-length 6, via 1.1 fairway}.
+   */
+  Http2Headers toHttp2() {
+    byte[] h = head;
+    int textEnd = length - 2;
+    int startEnd = scan();
+    Http2Headers out = new DefaultHttp2Headers(false, 8);
+    out.status(new AsciiString(h, 9, 3, true));
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      if (!dropped(h, s, colon, connection)) {
+        int v = colon + 1;
+        while (v < e && (h[v] == ' ' || h[v] == '\t')) {
+          v++;
+        }
+        int ve = e;
+        while (ve > v && (h[ve - 1] == ' ' || h[ve - 1] == '\t')) {
+          ve--;
+        }
+        out.add(new AsciiString(h, s, colon - s, true).toLowerCase(), new AsciiString(h, v, ve - v, true));
+      }
+      s = e + 2;
+    }
+    out.add(VIA_NAME, priorVia == null ? VIA_VALUE : new AsciiString(priorVia + ", " + Headers.VIA_TOKEN));
+    return out;
+  }
+
+  /**
+   * Reads {@code Connection}, {@code Via} and the backend's signals; returns where the status
+   * line ends.
+   */
+  private int scan() {
+    byte[] h = head;
+    int textEnd = length - 2;
+    int startEnd = indexOf(h, (byte) '\r', 0, textEnd);
+    boolean lameDuckSeen = false;
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      int n = colon - s;
+      if (n == 10 && nameIs(h, s, "connection")) {
+        String v = value(h, colon + 1, e);
+        connection = connection == null ? v : connection + "," + v;
+      } else if (n == 3 && nameIs(h, s, "via")) {
+        String v = value(h, colon + 1, e);
+        priorVia = priorVia == null ? v : priorVia + ", " + v;
+      } else if (n == 9 && nameIs(h, s, Headers.LAME_DUCK) && !lameDuckSeen) {
+        lameDuckSeen = true; // the first field decides, as a header map's get has it
+        lameDuck = "true".equalsIgnoreCase(value(h, colon + 1, e));
+      } else if (n == 21 && nameIs(h, s, Headers.LOAD_METRICS) && loadReport == null) {
+        loadReport = value(h, colon + 1, e);
+      }
+      s = e + 2;
+    }
+    boolean backendHttp10 = h[7] == '0';
+    keepAlive = !Headers.listedIn(connection, "close") && (!backendHttp10 || Headers.listedIn(connection, "keep-alive"));
+    return startEnd;
   }
 
   /** Whether the field named {@code h[s, colon)} stays out of the client's head. */

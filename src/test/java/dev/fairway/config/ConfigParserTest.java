@@ -227,7 +227,7 @@ class ConfigParserTest {
         "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
-            + "idleTimeoutMs, maxConnections, trustedHops",
+            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 class HeadCheckTest {
   private static final EdgeLimits LIMITS = new EdgeLimits(32 * 1024, 6, 40, 10_000, 60_000, 10_000,
-      EdgeLimits.UnderscoreHeaders.DROP, 0);
+      EdgeLimits.UnderscoreHeaders.DROP, 0, 100);
   private static final List<String> SEEDS = List.of(
       "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
       "POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\nX-Y: z\r\n\r\n",

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** {@link RawRequest}: what is read of a bodiless request's bytes, and the backend's head written from them. */
 class RawRequestTest {
   private static final EdgeLimits ONE_TRUSTED_HOP = new EdgeLimits(32 * 1024, 100, 8 * 1024, 10_000, 60_000, 10_000,
-      EdgeLimits.UnderscoreHeaders.DROP, 1);
+      EdgeLimits.UnderscoreHeaders.DROP, 1, 100);
 
   private static RawRequest request(String head) {
     return new RawRequest(head.getBytes(StandardCharsets.ISO_8859_1));

@@ -1,0 +1,84 @@
+package dev.fairway.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.function.Consumer;
+
+/**
+ * Where an {@link Exchange}'s request comes from and its response goes to: an HTTP/1.1 client
+ * connection ({@link ClientConnection}) or one HTTP/2 stream ({@link H2Stream}). The exchange
+ * sees the same requests and writes the same responses either way; this is what differs.
+ *
+ * <p>Example: a backend's {@code 200} with {@code Content-Length: 5} arrives as a
+ * {@link RawResponse}; {@link #rawHead} makes it the bytes {@code "HTTP/1.1 200 OK\r\n…"} for a
+ * connection and a HEADERS frame with {@code :status 200} for a stream, and the exchange writes
+ * whichever it gets to {@link #wire()}.
+ */
+interface Downstream {
+  /** The channel the response is written to: the client's connection, or the stream's own channel. */
+  Channel channel();
+
+  /** Where decoded responses ({@code HttpResponse}, {@code HttpContent}) are written. */
+  ChannelHandlerContext ctx();
+
+  /** Where {@link #rawHead} and {@link #rawBody} results, and {@link #continueMessage()}, are written. */
+  ChannelHandlerContext wire();
+
+  /** The client's IP address, as text. */
+  String remote();
+
+  /** Whether this is an HTTP/2 stream (for the access log's version). */
+  boolean multiplexed();
+
+  /** Bytes were read or sent: the connection is not idle. */
+  void touch();
+
+  /** Stops reading the request for {@code reason} (one of {@link ClientConnection}'s {@code PAUSE_} bits). */
+  void pause(int reason);
+
+  /** Reads again once no reason to pause is left. */
+  void resume(int reason);
+
+  /** Who to tell when the request's body turns out malformed while being forwarded. */
+  void bodyFault(Consumer<Failure> handler);
+
+  /** Forgets {@code handler} if it is still the one to tell. */
+  void releaseBodyFault(Consumer<Failure> handler);
+
+  /** The {@code 100 Continue} to send before reading a body the client holds back. */
+  Object continueMessage();
+
+  /**
+   * The client's response head made from a backend's {@link RawResponse}; reads the fields Fairway
+   * acts on ({@link RawResponse#keepAlive()} and the rest are known afterwards).
+   *
+   * @param http10      the client spoke HTTP/1.0
+   * @param closeClient the client's connection closes after this response
+   * @param last        the response has no body: the head ends it
+   */
+  Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last);
+
+  /** A part of a {@link RawResponse}'s body, as written to {@link #wire()}. */
+  Object rawBody(ByteBuf content, boolean last);
+
+  /**
+   * Answers with Fairway's own status for {@code f} (see {@link ClientConnection#respond}).
+   *
+   * @return whether the connection closes after this answer
+   */
+  boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody);
+
+  /** Cuts the response so that it cannot look complete: a TCP reset, or an HTTP/2 {@code RST_STREAM}. */
+  void reset();
+
+  /** The exchange is over; {@code close}: the connection (or stream) must not carry another request. */
+  void exchangeDone(Exchange e, boolean close);
+
+  /** The connection takes no further request once the current exchange ends. */
+  void closeWhenDone();
+
+  /** From now on the connection carries another protocol, relayed to and from {@code peer}. */
+  void tunnelTo(Channel peer);
+}

@@ -1,0 +1,300 @@
+package dev.fairway.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One HTTP/2 stream of a client connection that spoke h2c ({@link H2c}), last in the stream's
+ * pipeline after Netty's frame-to-{@code HttpObject} codec: its one request becomes an
+ * {@link Exchange}, exactly as an HTTP/1.1 request would, and the response goes back as frames.
+ *
+ * <p>Example: stream 3 carries {@code GET /a} with {@code :authority shop}. The backend gets
+ * {@code GET /a HTTP/1.1} with {@code Host: shop} and Fairway's forwarding fields; its
+ * {@code 200} with {@code Content-Length: 6} comes back as a HEADERS frame ({@code :status 200},
+ * {@code content-length 6}, {@code via 1.1 fairway}) and one DATA frame ending the stream. A
+ * stream that waits for a slot or a backend stops being read, so HTTP/2 flow control holds its
+ * body back; the other streams of the connection go on.
+ */
+final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream {
+  private final ProxyVerticle proxy;
+  private final ClientConnection connection;
+  private ChannelHandlerContext ctx;
+  private Channel channel;
+  private Exchange exchange;
+  private boolean requestSeen;
+  private boolean requestEnded;
+  private int paused;
+
+  H2Stream(ProxyVerticle proxy, ClientConnection connection) {
+    this.proxy = proxy;
+    this.connection = connection;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    this.channel = ctx.channel();
+    connection.streamOpened();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    connection.touch();
+    if (msg instanceof HttpRequest req && !requestSeen) {
+      requestSeen = true;
+      onRequest(req);
+      return;
+    }
+    if (msg instanceof HttpContent c) {
+      requestEnded |= c instanceof LastHttpContent;
+      if (exchange != null) {
+        exchange.fromClient(c);
+        return;
+      }
+    }
+    ReferenceCountUtil.release(msg);
+  }
+
+  private void onRequest(HttpRequest decoded) {
+    HttpRequest req = decoded;
+    LastHttpContent end = null;
+    if (decoded instanceof FullHttpRequest full) { // HEADERS ended the stream: no body
+      req = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
+      full.release();
+      end = LastHttpContent.EMPTY_LAST_CONTENT;
+      requestEnded = true;
+    }
+    HttpHeaders h = req.headers();
+    for (HttpConversionUtil.ExtensionHeaderNames n : HttpConversionUtil.ExtensionHeaderNames.values()) {
+      h.remove(n.text());
+    }
+    Failure bad = check(req, proxy.limits().maxRequestLineBytes(), proxy.limits().maxHeaderCount());
+    if (bad != null) {
+      respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded);
+      return;
+    }
+    Exchange e = proxy.exchange(this, req);
+    if (e == null) {
+      return;
+    }
+    exchange = e;
+    e.start();
+    if (end != null) {
+      e.fromClient(end);
+    }
+  }
+
+  /**
+   * What an HTTP/1.1 request head could not carry, and the guard would have refused: a target or
+   * field value with control characters (RFC 9113 §8.2.1), a target or a field count over the
+   * limits; {@code null} if none. (Netty's conversion already refuses a method that is no token
+   * and a target with spaces: the stream is reset.)
+   */
+  static Failure check(HttpRequest req, int maxTargetBytes, int maxFields) {
+    String uri = req.uri();
+    if (uri.isEmpty() || uri.length() > maxTargetBytes) {
+      return uri.isEmpty() ? Failure.MALFORMED_REQUEST : Failure.URI_TOO_LONG;
+    }
+    for (int i = 0; i < uri.length(); i++) {
+      char c = uri.charAt(i);
+      if (c <= ' ' || c >= 0x7f) {
+        return Failure.MALFORMED_REQUEST;
+      }
+    }
+    int fields = 0;
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = req.headers().iteratorCharSequence(); it.hasNext(); ) {
+      CharSequence v = it.next().getValue();
+      for (int i = 0; i < v.length(); i++) {
+        char c = v.charAt(i);
+        if (c == '\r' || c == '\n' || c == 0) {
+          return Failure.MALFORMED_REQUEST;
+        }
+      }
+      fields++;
+    }
+    return fields > maxFields ? Failure.HEADERS_TOO_LARGE : null;
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    Exchange e = exchange;
+    if (e != null) {
+      e.flushToUpstream();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    Exchange e = exchange;
+    if (e != null && channel.isWritable()) {
+      e.clientWritable();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    connection.streamClosed();
+    Exchange e = exchange;
+    exchange = null;
+    if (e != null) {
+      e.clientGone();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  @Override
+  public Channel channel() {
+    return channel;
+  }
+
+  @Override
+  public ChannelHandlerContext ctx() {
+    return ctx;
+  }
+
+  /** Frames pass the {@code HttpObject} codec untouched, so raw heads and bodies go to the same place. */
+  @Override
+  public ChannelHandlerContext wire() {
+    return ctx;
+  }
+
+  @Override
+  public String remote() {
+    return connection.remote();
+  }
+
+  @Override
+  public boolean multiplexed() {
+    return true;
+  }
+
+  @Override
+  public void touch() {
+    connection.touch();
+  }
+
+  /** Stops reading this stream: its flow-control window is no longer opened, so the client holds its body. */
+  @Override
+  public void pause(int reason) {
+    if (paused == 0) {
+      channel.config().setAutoRead(false);
+    }
+    paused |= reason;
+  }
+
+  @Override
+  public void resume(int reason) {
+    if ((paused & reason) == 0) {
+      return;
+    }
+    paused &= ~reason;
+    if (paused == 0) {
+      channel.config().setAutoRead(true);
+    }
+  }
+
+  /** A malformed HTTP/2 body is a stream error Netty answers itself (the stream is reset and closes). */
+  @Override
+  public void bodyFault(Consumer<Failure> handler) {
+  }
+
+  @Override
+  public void releaseBodyFault(Consumer<Failure> handler) {
+  }
+
+  @Override
+  public Object continueMessage() {
+    return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER);
+  }
+
+  @Override
+  public Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last) {
+    return new DefaultHttp2HeadersFrame(r.toHttp2(), last);
+  }
+
+  @Override
+  public Object rawBody(ByteBuf content, boolean last) {
+    return new DefaultHttp2DataFrame(content, last);
+  }
+
+  /** Fairway's own status, as on a connection but without {@code Connection} (HTTP/2 has none). */
+  @Override
+  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
+    byte[] body = (f.reason() + "\n").getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(f.status()),
+        Unpooled.wrappedBuffer(body));
+    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    if (f.retryAfter()) {
+      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+    }
+    connection.touch();
+    if (unreadBody) {
+      ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE); // the rest of the body is refused
+    } else {
+      ctx.writeAndFlush(resp);
+    }
+    return false;
+  }
+
+  /** An {@code RST_STREAM}: the response cannot look complete. */
+  @Override
+  public void reset() {
+    channel.close();
+  }
+
+  /**
+   * The stream's exchange is over. A body still coming is read and dropped, so the client is not
+   * left stuck on flow control; while Fairway drains, the connection is closed gracefully (a
+   * GOAWAY: the streams under way finish).
+   */
+  @Override
+  public void exchangeDone(Exchange e, boolean close) {
+    if (exchange != e) {
+      return;
+    }
+    exchange = null;
+    resume(ClientConnection.PAUSE_AWAIT | ClientConnection.PAUSE_UPSTREAM);
+    if (proxy.draining()) {
+      connection.channel().close();
+    }
+  }
+
+  /** Only pipelined HTTP/1.1 requests wait behind each other; a stream carries one request. */
+  @Override
+  public void closeWhenDone() {
+  }
+
+  /** HTTP/2 has no {@code Upgrade}: its requests never ask to switch protocols ({@link H2c} drops the field). */
+  @Override
+  public void tunnelTo(Channel peer) {
+    throw new IllegalStateException("an HTTP/2 stream cannot switch protocols");
+  }
+}

@@ -1,0 +1,114 @@
+package dev.fairway.proxy;
+
+import dev.fairway.config.EdgeLimits;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * HTTP/2 over cleartext by prior knowledge (RFC 9113 §3.3), first in a client connection's
+ * pipeline: it reads the connection's first bytes, and if they are HTTP/2's connection preface
+ * it turns the pipeline into Netty's HTTP/2 frame codec and stream multiplexer, each stream
+ * handled by an {@link H2Stream}. Anything else is HTTP/1.1: the handler steps aside and passes
+ * the bytes on to the {@link FramingGuard}.
+ *
+ * <p>Example: {@code h2load http://127.0.0.1:8080/} opens with
+ * {@code "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"}: the connection becomes HTTP/2 and its streams are
+ * forwarded as HTTP/1.1 requests over the same backend pool. {@code curl http://127.0.0.1:8080/}
+ * opens with {@code "GET / HTTP/1.1"}: the first byte differs, so nothing changes. The
+ * {@code Upgrade: h2c} dance is not offered (HAProxy does not offer it either).
+ */
+final class H2c extends ChannelInboundHandlerAdapter {
+  /** The handler name in a pipeline. */
+  static final String NAME = "fairway-h2c";
+  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  private final ProxyVerticle proxy;
+  private final EdgeLimits limits;
+  private final long gracefulCloseMs;
+  /** The first bytes while they are still a beginning of the preface. */
+  private ByteBuf first;
+
+  H2c(ProxyVerticle proxy, EdgeLimits limits, long gracefulCloseMs) {
+    this.proxy = proxy;
+    this.limits = limits;
+    this.gracefulCloseMs = gracefulCloseMs;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf in)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    ByteBuf buf = in;
+    if (first != null) {
+      buf = Unpooled.wrappedBuffer(first, in);
+      first = null;
+    }
+    switch (match(buf)) {
+      case HTTP2 -> toHttp2(ctx, buf);
+      case UNDECIDED -> first = buf;
+      case HTTP1 -> {
+        ctx.pipeline().remove(this);
+        ctx.fireChannelRead(buf);
+      }
+    }
+  }
+
+  enum Verdict { HTTP1, HTTP2, UNDECIDED }
+
+  /** Whether {@code buf} opens with the preface, does not, or is too short to tell yet. */
+  static Verdict match(ByteBuf buf) {
+    int n = Math.min(buf.readableBytes(), PREFACE.length);
+    for (int i = 0; i < n; i++) {
+      if (buf.getByte(buf.readerIndex() + i) != PREFACE[i]) {
+        return Verdict.HTTP1;
+      }
+    }
+    return n == PREFACE.length ? Verdict.HTTP2 : Verdict.UNDECIDED;
+  }
+
+  /** Replaces the HTTP/1.1 handlers with HTTP/2's and hands them the bytes read so far, preface included. */
+  private void toHttp2(ChannelHandlerContext ctx, ByteBuf buf) {
+    ChannelPipeline p = ctx.pipeline();
+    ClientConnection conn = p.get(ClientConnection.class);
+    p.remove(FramingGuard.NAME);
+    p.remove(UpstreamPool.DECODER);
+    p.remove(UpstreamPool.ENCODER);
+    Http2Settings settings = Http2Settings.defaultSettings()
+        .maxConcurrentStreams(limits.h2MaxConcurrentStreams())
+        .maxHeaderListSize(limits.maxRequestLineBytes() + (long) limits.maxHeaderBytes());
+    p.addBefore(ctx.name(), null, Http2FrameCodecBuilder.forServer()
+        .initialSettings(settings)
+        .validateHeaders(true)
+        .gracefulShutdownTimeoutMillis(gracefulCloseMs)
+        .build());
+    p.addBefore(ctx.name(), null, new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel stream) {
+        stream.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, false), new H2Stream(proxy, conn));
+      }
+    }));
+    conn.switchedToH2();
+    p.remove(this);
+    p.fireChannelRead(buf); // from the head: the frame codec reads the preface itself
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (first != null) {
+      first.release();
+      first = null;
+    }
+  }
+}

@@ -1,0 +1,302 @@
+package dev.fairway.proxy;
+
+import static dev.fairway.testing.TestConfig.backend;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fairway.Fairway;
+import dev.fairway.testing.RawHttp;
+import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
+import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.TestFairway;
+import dev.fairway.testing.VertxTestBase;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.http.StreamResetException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * HTTP/2 from clients by prior knowledge (h2c): real backends, a real Fairway and Vert.x's
+ * HTTP/2 client on one connection.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class H2cTest extends VertxTestBase {
+  private HttpClientAgent h2;
+  /** Connections the HTTP/2 client opened, and how many of them closed. */
+  private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicInteger closed = new AtomicInteger();
+
+  @BeforeEach
+  void h2Client() {
+    h2 = vertx.httpClientBuilder()
+        .with(new HttpClientOptions().setProtocolVersion(io.vertx.core.http.HttpVersion.HTTP_2)
+            .setHttp2ClearTextUpgrade(false))
+        .with(new PoolOptions().setHttp2MaxSize(1))
+        .withConnectHandler(c -> {
+          connections.incrementAndGet();
+          c.closeHandler(v -> closed.incrementAndGet());
+        })
+        .build();
+  }
+
+  private record Answer(io.vertx.core.http.HttpVersion version, int status, String via, String header, String body) {
+  }
+
+  private Answer send(int port, io.vertx.core.http.HttpMethod method, String path, Buffer body) throws Exception {
+    return TestClient.onLoop(vertx, () -> h2.request(new RequestOptions().setMethod(method).setPort(port)
+            .setHost("127.0.0.1").setURI(path))
+        .compose(req -> body == null ? req.send() : req.send(body))
+        .compose(resp -> resp.body().map(b -> new Answer(resp.version(), resp.statusCode(), resp.getHeader("via"),
+            resp.getHeader("x-seen"), b.toString()))))
+        .await(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aStreamReachesTheBackendAsHttp11WithTheForwardingFieldsAndTheAnswerComesBackAsHttp2() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> {
+      List<String> leaked = new ArrayList<>();
+      req.headers().names().forEach(n -> {
+        if (n.toLowerCase().startsWith("x-http2") || n.startsWith(":")) {
+          leaked.add(n);
+        }
+      });
+      req.body().onSuccess(body -> req.response().setStatusCode(201)
+          .putHeader("x-seen", req.version() + " host=" + req.getHeader("host") + " xff="
+              + req.getHeader("x-forwarded-for") + " proto=" + req.getHeader("x-forwarded-proto") + " leaked=" + leaked)
+          .putHeader("Lame-Duck", "false")
+          .end(req.method() + " " + req.uri() + " " + body));
+    });
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+
+    Answer a = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.PUT, "/a?x=1", Buffer.buffer("payload"));
+
+    assertThat(a).isEqualTo(new Answer(io.vertx.core.http.HttpVersion.HTTP_2, 201, "1.1 fairway",
+        "HTTP_1_1 host=127.0.0.1:" + fairway.proxyPort() + " xff=127.0.0.1 proto=http leaked=[]", "PUT /a?x=1 payload"));
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void fortyStreamsOnOneConnectionAreForwardedAtOnceAndSpreadOverTheBackends() throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> vertx.setTimer(200, t -> req.response().end("b1")));
+    TestBackend b2 = TestBackend.start(vertx, req -> vertx.setTimer(200, t -> req.response().end("b2")));
+    Fairway fairway = TestFairway.start(vertx,
+        TestConfig.service("web", backend("b1", b1.port(), 100), backend("b2", b2.port(), 100)).build());
+
+    List<Future<String>> answers = new ArrayList<>();
+    Future<List<String>> all = TestClient.onLoop(vertx, () -> {
+      for (int i = 0; i < 40; i++) {
+        answers.add(h2.request(io.vertx.core.http.HttpMethod.GET, fairway.proxyPort(), "127.0.0.1", "/" + i)
+            .compose(req -> req.send())
+            .compose(resp -> resp.body().map(body -> resp.statusCode() + " " + body)));
+      }
+      return Future.all(answers).map(cf -> answers.stream().map(Future::result).toList());
+    });
+    List<String> got = all.await(10, TimeUnit.SECONDS);
+
+    assertThat(got).hasSize(40).allMatch(s -> s.equals("200 b1") || s.equals("200 b2"));
+    assertThat(got.stream().filter(s -> s.endsWith("b1")).count()).isEqualTo(20);
+    assertThat(connections.get()).isEqualTo(1);
+    assertThat(b1.peak() + b2.peak()).as("requests in flight at once").isGreaterThan(20);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void anUploadWithoutLengthGoesToTheBackendChunkedAndWhole() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.body().onSuccess(body -> req.response()
+        .putHeader("x-seen", req.getHeader("transfer-encoding") + " " + body.length())
+        .end(Integer.toHexString(java.util.Arrays.hashCode(body.getBytes())))));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+    byte[] data = new byte[1 << 20];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i * 31 + (i >> 9));
+    }
+
+    Answer a = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.POST, fairway.proxyPort(),
+            "127.0.0.1", "/up")
+        .compose(req -> {
+          req.setChunked(true);
+          for (int off = 0; off < data.length; off += 16 * 1024) {
+            req.write(Buffer.buffer(java.util.Arrays.copyOfRange(data, off, off + 16 * 1024)));
+          }
+          return req.end().compose(v -> req.response());
+        })
+        .compose(resp -> resp.body().map(body -> new Answer(resp.version(), resp.statusCode(), resp.getHeader("via"),
+            resp.getHeader("x-seen"), body.toString()))))
+        .await(10, TimeUnit.SECONDS);
+
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.header()).isEqualTo("chunked " + data.length);
+    assertThat(a.body()).isEqualTo(Integer.toHexString(java.util.Arrays.hashCode(data)));
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void aLargeResponseComesThroughWholeUnderFlowControl() throws Exception {
+    byte[] data = new byte[4 << 20];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i ^ (i >> 11));
+    }
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end(Buffer.buffer(data)));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+
+    byte[] got = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET, fairway.proxyPort(),
+            "127.0.0.1", "/big")
+        .compose(req -> req.send())
+        .compose(HttpClientResponse::body)
+        .map(Buffer::getBytes))
+        .await(10, TimeUnit.SECONDS);
+
+    assertThat(got).isEqualTo(data);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void aChunkedResponseAndAHeadRequestKeepTheirFraming() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> {
+      req.response().setChunked(true).putHeader("x-seen", req.method().name());
+      if (req.method() == io.vertx.core.http.HttpMethod.HEAD) {
+        req.response().putHeader("content-length", "5").setChunked(false).end();
+        return;
+      }
+      req.response().write("part1-");
+      vertx.setTimer(20, t -> req.response().end("part2"));
+    });
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+
+    Answer chunked = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/c", null);
+    Answer head = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.HEAD, "/h", null);
+
+    assertThat(chunked).isEqualTo(new Answer(io.vertx.core.http.HttpVersion.HTTP_2, 200, "1.1 fairway", "GET",
+        "part1-part2"));
+    assertThat(head).isEqualTo(new Answer(io.vertx.core.http.HttpVersion.HTTP_2, 200, "1.1 fairway", "HEAD", ""));
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void fairwaysOwnStatusesAnswerTheStreamAndTheConnectionCarriesOn() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end("ok"));
+    TestConfig config = TestConfig.service("api", backend("b", b.port(), 10));
+    config.lastService().getJsonObject("match").put("pathPrefix", "/api");
+    Fairway fairway = TestFairway.start(vertx, config.build());
+
+    Answer noRoute = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/elsewhere", null);
+    Answer ok = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/api/x", null);
+    b.close();
+    Answer down = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/api/y", null);
+
+    assertThat(List.of(noRoute.status() + " " + noRoute.body(), ok.status() + " " + ok.body(),
+        down.status() + " " + down.body()))
+        .containsExactly("404 " + Failure.NO_ROUTE.reason() + "\n", "200 ok", "503 " + Failure.CONNECT_FAILED.reason() + "\n");
+    assertThat(connections.get()).isEqualTo(1);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void aBackendThatDiesMidBodyResetsTheStreamNotAHalfBody() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> {
+      if (!req.path().equals("/cut")) {
+        req.response().end("ok");
+        return;
+      }
+      req.response().putHeader("content-length", "100000").write(Buffer.buffer(new byte[1000]));
+      vertx.setTimer(50, t -> req.connection().close());
+    });
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+
+    Future<Buffer> body = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET,
+            fairway.proxyPort(), "127.0.0.1", "/cut")
+        .compose(req -> req.send())
+        .compose(HttpClientResponse::body));
+
+    assertThatThrownBy(() -> body.await(10, TimeUnit.SECONDS)).isInstanceOf(StreamResetException.class);
+    Answer next = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/again", null);
+    assertThat(next.status()).as("a reset stream leaves the connection usable").isEqualTo(200);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void drainingLetsTheStreamUnderWayFinishAndThenClosesTheConnection() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> vertx.setTimer(300, t -> req.response().end("late")));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10))
+        .proxy("drainGraceMs", 0).build());
+
+    Future<String> slow = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET,
+            fairway.proxyPort(), "127.0.0.1", "/slow")
+        .compose(req -> req.send())
+        .compose(resp -> resp.body().map(body -> resp.statusCode() + " " + body)));
+    while (b.inFlight() == 0) {
+      Thread.sleep(5);
+    }
+    Future<Void> drained = fairway.drain();
+
+    assertThat(slow.await(5, TimeUnit.SECONDS)).isEqualTo("200 late");
+    drained.await(5, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    while (closed.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(closed.get()).as("connection closed after the drain").isEqualTo(1);
+  }
+
+  @Test
+  void withHttp2OffThePrefaceIsAnsweredAsABadHttp11Request() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end("ok"));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10))
+        .proxy("h2MaxConcurrentStreams", 0).build());
+
+    RawHttp.Response r = RawHttp.exchange(fairway.proxyPort(), "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+    assertThat(r.status()).isBetween(400, 505);
+    assertThatThrownBy(() -> send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/", null))
+        .isInstanceOf(Exception.class);
+  }
+
+  @Test
+  void thePrefaceIsRecognisedByteByByteAndAnythingElseIsHttp11() {
+    byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    StringBuilder verdicts = new StringBuilder();
+    for (String s : List.of("P", "PRI * HTTP/2", new String(preface, StandardCharsets.US_ASCII) + "\0\0\0\4",
+        "GET / HTTP/1.1\r\n", "PRX", "PRI * HTTP/1.1\r\n")) {
+      ByteBuf buf = Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1);
+      verdicts.append(H2c.match(buf)).append(' ');
+      buf.release();
+    }
+    assertThat(verdicts.toString().trim()).isEqualTo("UNDECIDED UNDECIDED HTTP2 HTTP1 HTTP1 HTTP1");
+  }
+
+  @Test
+  void streamHeadsAreCheckedAsAnHttp11HeadWouldBe() {
+    assertThat(check(HttpMethod.GET, "/ok", "a", "b")).isNull();
+    assertThat(check(HttpMethod.GET, "/a\u0001", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check(HttpMethod.GET, "/caf\u00e9", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check(HttpMethod.GET, "/" + "x".repeat(64), "a", "b")).isEqualTo(Failure.URI_TOO_LONG);
+    assertThat(check(HttpMethod.GET, "/ok", "a", "v\r\nInjected: 1")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check(HttpMethod.GET, "/ok", "a", "1", "b", "2", "c", "3", "d", "4")).isEqualTo(Failure.HEADERS_TOO_LARGE);
+  }
+
+  private static Failure check(HttpMethod method, String uri, String... fields) {
+    DefaultHttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, false);
+    for (int i = 0; i < fields.length; i += 2) {
+      req.headers().add(fields[i], fields[i + 1]);
+    }
+    return H2Stream.check(req, 64, 3);
+  }
+}
