@@ -13,6 +13,8 @@
 # round-robin, capacity 1000, health checks hourly (bench/lib/common.sh's fairway_config).
 #
 # Environment (defaults in brackets): VARIANTS [required]  ROUNDS [3]  DURATION [8s]  CONNS [50]
+#   H2_STREAMS [unset: wrk over HTTP/1.1; N: h2load over h2c with N streams per connection, and
+#   the p99 column is h2load's mean request time]
 #   URLPATH [/]  WARMUP [5s]  PERF [0]  BASE_PORT [32000]: backends BASE+1, BASE+2, variant i on
 #   BASE+100+i, its admin on BASE+200+i
 # Every process it starts is stopped on exit (trap); loopback only.
@@ -32,7 +34,7 @@ HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
-for tool in wrk nginx java curl awk; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
+for tool in wrk nginx java curl awk ${H2_STREAMS:+h2load}; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
 if [[ $PERF == 1 ]]; then command -v perf >/dev/null 2>&1 || die "PERF=1 needs perf (Debian: linux-perf)"; fi
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer"
 read -r -a VS <<< "$VARIANTS"
@@ -65,9 +67,10 @@ for i in "${!VS[@]}"; do
   log "$name: $jar, instances ${inst:-0}, metrics.vertx ${mv:-true}, accessLog ${al:-false}, JAVA_OPTS ${opts:-$DEFAULT_OPTS}"
   NAMES+=("$name")
 done
-for name in "${NAMES[@]}"; do run_wrk "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$WARMUP" > /dev/null; done
+for name in "${NAMES[@]}"; do run_load "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$WARMUP" > /dev/null; done
 
-echo "Fairway side by side, $(nproc) cores, wrk -c$CONNS $URLPATH, $ROUNDS rounds of $DURATION, $(date -u +%Y-%m-%dT%H:%MZ)"
+tool_label=wrk; [[ -n ${H2_STREAMS:-} ]] && tool_label="h2load -m$H2_STREAMS (p99 column: mean)"
+echo "Fairway side by side, $(nproc) cores, $tool_label -c$CONNS $URLPATH, $ROUNDS rounds of $DURATION, $(date -u +%Y-%m-%dT%H:%MZ)"
 for (( r = 1; r <= ROUNDS; r++ )); do
   order=("${NAMES[@]}")
   if (( r % 2 == 0 )); then for (( a = 0, b = ${#order[@]} - 1; a < b; a++, b-- )); do t=${order[a]}; order[a]=${order[b]}; order[b]=$t; done; fi
@@ -78,7 +81,7 @@ for (( r = 1; r <= ROUNDS; r++ )); do
       perf stat -e context-switches,task-clock -p "${PID[$name]}" -o "$WORK/perf.txt" -- sleep "$(secs "$DURATION")" &
       PERF_PID=$!
     fi
-    read -r rps p99 err reqs <<< "$(run_wrk "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$DURATION")"
+    read -r rps p99 err reqs <<< "$(run_load "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$DURATION")"
     if [[ $PERF == 1 ]]; then
       wait "$PERF_PID" || true
       extra=$(awk -v n="$reqs" '/context-switches/ { gsub(",", "", $1); cs = $1 } /task-clock/ { gsub(",", "", $1); tc = $1 }

@@ -6,6 +6,7 @@
 #
 #   bench/profile.sh
 #   URLPATH=/64k CONNS=200 bench/profile.sh
+#   H2_STREAMS=10 bench/profile.sh      (h2load over h2c, 10 streams per connection, instead of wrk)
 #
 # Environment (defaults in brackets): DURATION [10s] (perf records 6 s in its middle)  CONNS [50]
 #   URLPATH [/]  WARMUP [8s]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]
@@ -27,7 +28,8 @@ HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
-for tool in wrk nginx java jcmd perf curl awk; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
+H2_STREAMS=${H2_STREAMS:-}
+for tool in wrk nginx java jcmd perf curl awk ${H2_STREAMS:+h2load}; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
 JAR=${JAR:-}
 if [[ -z $JAR ]]; then ensure_jar; JAR=$ROOT/target/fairway.jar; fi
 [[ -f $JAR ]] || die "no such jar '$JAR'"
@@ -48,16 +50,17 @@ java $JAVA_OPTS -XX:+PreserveFramePointer -jar "$JAR" -conf "$WORK/fairway.json"
   > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!); FPID=$!
 wait_http "$FP" "$URLPATH" "$FPID" Fairway
-run_wrk "http://$HOST:$FP$URLPATH" "$CONNS" "$WARMUP" > /dev/null
+run_load "http://$HOST:$FP$URLPATH" "$CONNS" "$WARMUP" > /dev/null
 
-run_wrk "http://$HOST:$FP$URLPATH" "$CONNS" "$DURATION" > "$WORK/wrk.txt" &
+run_load "http://$HOST:$FP$URLPATH" "$CONNS" "$DURATION" > "$WORK/wrk.txt" &
 wrk_pid=$!
 sleep 2
 perf record -q -F 1999 -g -p "$FPID" -o "$WORK/perf.data" -- sleep 6 2>/dev/null
 wait "$wrk_pid"
 jcmd "$FPID" Compiler.perfmap > /dev/null
 read -r rps p99 _ < "$WORK/wrk.txt"
-echo "Fairway, wrk -c$CONNS $URLPATH: $rps req/s, p99 $p99 ms, $(date -u +%Y-%m-%dT%H:%MZ), load $(loadavg)"
+tool_label=wrk; [[ -n $H2_STREAMS ]] && tool_label="h2load -m$H2_STREAMS"
+echo "Fairway, $tool_label -c$CONNS $URLPATH: $rps req/s, ${H2_STREAMS:+mean}${H2_STREAMS:-p99} $p99 ms, $(date -u +%Y-%m-%dT%H:%MZ), load $(loadavg)"
 perf report -i "$WORK/perf.data" --no-children --sort sym --stdio -q -g none 2>/dev/null | grep '%' > "$WORK/report.txt"
 [[ -n ${KEEP:-} ]] && cp "$WORK/perf.data" "$KEEP"
 sed -n "1,${TOP}p" "$WORK/report.txt"

@@ -172,6 +172,28 @@ run_wrk() {
   ' <<< "$out" || die "could not parse wrk output for $url: $out"
 }
 
+# run_load URL CONNS DURATION: run_wrk, or with H2_STREAMS set h2load over h2c (prior knowledge)
+# with that many streams per connection; prints "req/s p99-ms errors requests" (h2load reports no
+# percentiles: p99 is its mean request time instead, marked by the caller).
+run_load() {
+  if [[ -z ${H2_STREAMS:-} ]]; then
+    run_wrk "$@"
+    return
+  fi
+  local url=$1 c=$2 d=$3 out
+  out=$(timeout $(( $(secs "$d") + 30 )) h2load -t 2 -c "$c" -m "$H2_STREAMS" -D "$(secs "$d")" "$url" 2>&1) \
+    || die "h2load against $url failed: $out"
+  awk '
+    function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+                     if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+                     if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000; return v + 0 }
+    /^finished in/       { gsub(",", ""); rps = $4 }
+    /^requests:/         { reqs = $6; err = $10 + $12 }
+    /^time for request:/ { mean = ms($6) }
+    END { if (rps == "") exit 1; printf "%.0f %.3f %d %d\n", rps, mean, err, reqs }
+  ' <<< "$out" || die "could not parse h2load output for $url: $out"
+}
+
 # stats: reads numbers on stdin, prints "min median max n"
 stats() {
   sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "- - - 0"; exit }

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
@@ -30,6 +31,8 @@ import java.nio.charset.StandardCharsets;
 final class H2c extends ChannelInboundHandlerAdapter {
   /** The handler name in a pipeline. */
   static final String NAME = "fairway-h2c";
+  /** Most flushes of an HTTP/2 connection gathered into one write. */
+  private static final int FLUSHES_PER_WRITE = 64;
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
   private final ProxyVerticle proxy;
@@ -88,6 +91,8 @@ final class H2c extends ChannelInboundHandlerAdapter {
     Http2Settings settings = Http2Settings.defaultSettings()
         .maxConcurrentStreams(limits.h2MaxConcurrentStreams())
         .maxHeaderListSize(limits.maxRequestLineBytes() + (long) limits.maxHeaderBytes());
+    // responses of many streams, ended by many backend reads in one event-loop turn, leave in one write
+    p.addBefore(ctx.name(), null, new FlushConsolidationHandler(FLUSHES_PER_WRITE, true));
     p.addBefore(ctx.name(), null, Http2FrameCodecBuilder.forServer()
         .initialSettings(settings)
         .validateHeaders(true)

@@ -94,6 +94,50 @@ class H2cTest extends VertxTestBase {
   }
 
   @Test
+  void hopByHopFieldsAndTheBackendsSignalsStayOutOfTheClientsHeaders() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.response()
+        .putHeader("Lame-Duck", "false")
+        .putHeader("endpoint-load-metrics", "TEXT cpu_utilization=0.5")
+        .putHeader("Connection", "x-private")
+        .putHeader("X-Private", "secret")
+        .putHeader("Keep-Alive", "timeout=5")
+        .putHeader("X-Kept", "yes")
+        .end("ok"));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+
+    List<String> names = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET,
+            fairway.proxyPort(), "127.0.0.1", "/")
+        .compose(req -> req.send())
+        .compose(resp -> resp.body().map(body -> resp.headers().names().stream().sorted().toList())))
+        .await(10, TimeUnit.SECONDS);
+
+    assertThat(names).containsExactly("content-length", "via", "x-kept");
+  }
+
+  @Test
+  void aHeadOverTheLimitsIsRefusedAndNeverReachesTheBackend() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end("ok"));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10))
+        .proxy("maxHeaderBytes", 1024).proxy("maxRequestLineBytes", 256).build());
+
+    Future<Integer> big = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET,
+            fairway.proxyPort(), "127.0.0.1", "/")
+        .compose(req -> req.putHeader("x-big", "v".repeat(4000)).send())
+        .map(HttpClientResponse::statusCode));
+    Answer longTarget = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/" + "t".repeat(300), null);
+
+    String outcome;
+    try {
+      outcome = "status " + big.await(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      outcome = "refused: " + e.getClass().getSimpleName();
+    }
+    assertThat(outcome).isIn("status 431", "refused: StreamResetException");
+    assertThat(longTarget.status()).isEqualTo(414);
+    assertThat(b.requests()).isZero();
+  }
+
+  @Test
   void fortyStreamsOnOneConnectionAreForwardedAtOnceAndSpreadOverTheBackends() throws Exception {
     TestBackend b1 = TestBackend.start(vertx, req -> vertx.setTimer(200, t -> req.response().end("b1")));
     TestBackend b2 = TestBackend.start(vertx, req -> vertx.setTimer(200, t -> req.response().end("b2")));
