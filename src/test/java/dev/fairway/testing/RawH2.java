@@ -1,0 +1,116 @@
+package dev.fairway.testing;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
+import io.netty.handler.codec.http2.Http2Headers;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A bare HTTP/2 client over a socket, for requests a real client refuses to send: it writes the
+ * preface, an empty SETTINGS frame and one HEADERS frame (every field a literal, so any name,
+ * value or size goes), and reads frames until stream 1 is answered.
+ *
+ * <p>Example: {@code RawH2.request(port, ":method", "GET", ":path", "/", ":scheme", "http",
+ * ":authority", "a", "x-big", "v".repeat(40_000))} is {@code "status 431"} or {@code "reset"}.
+ */
+public final class RawH2 {
+  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final int HEADERS = 1;
+  private static final int RST_STREAM = 3;
+  private static final int SETTINGS = 4;
+  private static final int GOAWAY = 7;
+
+  private RawH2() {
+  }
+
+  /**
+   * Sends one request without a body on stream 1 and says how it was answered: {@code "status N"},
+   * {@code "reset"} (RST_STREAM), {@code "goaway"} or {@code "closed"}.
+   *
+   * @param fields names and values in turn, pseudo-header fields first
+   */
+  public static String request(int port, String... fields) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(5000);
+      OutputStream out = s.getOutputStream();
+      out.write(PREFACE);
+      frame(out, SETTINGS, 0, 0, new byte[0]);
+      ByteArrayOutputStream block = new ByteArrayOutputStream();
+      for (int i = 0; i < fields.length; i += 2) {
+        block.write(0); // literal field line without indexing, new name (RFC 7541 §6.2.2)
+        string(block, fields[i]);
+        string(block, fields[i + 1]);
+      }
+      byte[] b = block.toByteArray();
+      int maxFrame = 16_384;
+      for (int off = 0; off < b.length || off == 0; off += maxFrame) {
+        int n = Math.min(maxFrame, b.length - off);
+        boolean last = off + n >= b.length;
+        byte[] part = java.util.Arrays.copyOfRange(b, off, off + n);
+        frame(out, off == 0 ? HEADERS : 9, (last ? 0x4 : 0) | (off == 0 ? 0x1 : 0), 1, part);
+      }
+      out.flush();
+      return answer(new DataInputStream(s.getInputStream()));
+    }
+  }
+
+  private static String answer(DataInputStream in) throws IOException {
+    DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
+    try {
+      while (true) {
+        int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+        int type = in.readUnsignedByte();
+        in.readUnsignedByte();
+        int stream = in.readInt() & 0x7fffffff;
+        byte[] payload = new byte[length];
+        in.readFully(payload);
+        if (type == HEADERS && stream == 1) {
+          ByteBuf buf = Unpooled.wrappedBuffer(payload);
+          Http2Headers h = decoder.decodeHeaders(1, buf);
+          return "status " + h.status();
+        }
+        if (type == RST_STREAM && stream == 1) {
+          return "reset";
+        }
+        if (type == GOAWAY) {
+          return "goaway";
+        }
+      }
+    } catch (EOFException e) {
+      return "closed";
+    } catch (io.netty.handler.codec.http2.Http2Exception e) {
+      throw new IOException(e);
+    }
+  }
+
+  private static void frame(OutputStream out, int type, int flags, int stream, byte[] payload) throws IOException {
+    out.write(new byte[] {(byte) (payload.length >> 16), (byte) (payload.length >> 8), (byte) payload.length,
+        (byte) type, (byte) flags, (byte) (stream >> 24), (byte) (stream >> 16), (byte) (stream >> 8), (byte) stream});
+    out.write(payload);
+  }
+
+  /** A string literal, not Huffman-coded: its length as a 7-bit-prefix integer, then its bytes. */
+  private static void string(ByteArrayOutputStream out, String s) {
+    byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
+    int n = b.length;
+    if (n < 127) {
+      out.write(n);
+    } else {
+      out.write(127);
+      n -= 127;
+      while (n >= 128) {
+        out.write((n & 0x7f) | 0x80);
+        n >>>= 7;
+      }
+      out.write(n);
+    }
+    out.write(b, 0, b.length);
+  }
+}
