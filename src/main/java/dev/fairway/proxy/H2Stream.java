@@ -7,29 +7,35 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * One HTTP/2 stream of a client connection that spoke h2c ({@link H2c}), last in the stream's
- * pipeline after Netty's frame-to-{@code HttpObject} codec: its one request becomes an
- * {@link Exchange}, exactly as an HTTP/1.1 request would, and the response goes back as frames.
+ * pipeline: it reads the stream's frames, its one request becomes an {@link Exchange} exactly as
+ * an HTTP/1.1 request would, and the response goes back as frames (Fairway's own answers and
+ * decoded responses through Netty's {@code HttpObject}-to-frame codec, in front of it).
  *
  * <p>Example: stream 3 carries {@code GET /a} with {@code :authority shop}. The backend gets
  * {@code GET /a HTTP/1.1} with {@code Host: shop} and Fairway's forwarding fields; its
@@ -44,6 +50,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
   private ChannelHandlerContext ctx;
   private Channel channel;
   private Exchange exchange;
+  /** The request's head came (a later HEADERS frame carries trailers). */
   private boolean requestSeen;
   private boolean requestEnded;
   private int paused;
@@ -63,77 +70,109 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     connection.touch();
-    if (msg instanceof HttpRequest req && !requestSeen) {
-      requestSeen = true;
-      onRequest(req);
+    if (msg instanceof Http2HeadersFrame f) {
+      if (!requestSeen) {
+        requestSeen = true;
+        requestEnded = f.isEndStream();
+        onRequest(f.headers(), f.stream().id());
+      } else if (f.isEndStream()) { // trailers end the body; they are dropped, as over HTTP/1.1
+        requestEnded = true;
+        if (exchange != null) {
+          exchange.fromClient(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
+      }
       return;
     }
-    if (msg instanceof HttpContent c) {
-      requestEnded |= c instanceof LastHttpContent;
+    if (msg instanceof Http2DataFrame f) {
+      boolean last = f.isEndStream();
+      requestEnded |= last;
       if (exchange != null) {
-        exchange.fromClient(c);
-        return;
+        exchange.fromClient(last ? new DefaultLastHttpContent(f.content()) : new DefaultHttpContent(f.content()));
+      } else {
+        f.release();
       }
+      return;
     }
     ReferenceCountUtil.release(msg);
   }
 
-  private void onRequest(HttpRequest decoded) {
-    HttpRequest req = decoded;
-    LastHttpContent end = null;
-    if (decoded instanceof FullHttpRequest full) { // HEADERS ended the stream: no body
-      req = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
-      full.release();
-      end = LastHttpContent.EMPTY_LAST_CONTENT;
-      requestEnded = true;
-    }
-    HttpHeaders h = req.headers();
-    for (HttpConversionUtil.ExtensionHeaderNames n : HttpConversionUtil.ExtensionHeaderNames.values()) {
-      h.remove(n.text());
-    }
-    Failure bad = check(req, proxy.limits().maxRequestLineBytes(), proxy.limits().maxHeaderCount());
+  /**
+   * A request without a body takes the byte path of HTTP/1.1 ({@link RawRequest#ofHttp2}); one
+   * with a body becomes Netty's {@code HttpRequest}, chunked to the backend unless it gave
+   * {@code content-length}.
+   */
+  private void onRequest(Http2Headers h, int streamId) {
+    Failure bad = check(h, proxy.limits().maxRequestLineBytes(), proxy.limits().maxHeaderCount());
     if (bad != null) {
       respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded);
       return;
     }
-    Exchange e = proxy.exchange(this, req);
+    Exchange e;
+    if (requestEnded) {
+      e = proxy.exchange(this, RawRequest.ofHttp2(h));
+    } else {
+      HttpRequest req;
+      try {
+        req = HttpConversionUtil.toHttpRequest(streamId, h, false);
+      } catch (Http2Exception | RuntimeException ex) {
+        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true);
+        return;
+      }
+      HttpHeaders fields = req.headers();
+      for (HttpConversionUtil.ExtensionHeaderNames n : HttpConversionUtil.ExtensionHeaderNames.values()) {
+        fields.remove(n.text());
+      }
+      if (!HttpUtil.isContentLengthSet(req)) {
+        fields.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      }
+      e = proxy.exchange(this, req);
+    }
     if (e == null) {
       return;
     }
     exchange = e;
     e.start();
-    if (end != null) {
-      e.fromClient(end);
-    }
   }
 
   /**
-   * What an HTTP/1.1 request head could not carry, and the guard would have refused: a target or
-   * field value with control characters (RFC 9113 §8.2.1), a target or a field count over the
-   * limits; {@code null} if none. (Netty's conversion already refuses a method that is no token
-   * and a target with spaces: the stream is reset.)
+   * What an HTTP/1.1 request head could not carry, and the guard would have refused: no
+   * {@code :method} or {@code :path} (so no {@code CONNECT}), a method that is no token, a
+   * target or field value with control characters (RFC 9113 §8.2.1), a target or a field count
+   * over the limits; {@code null} if none. Netty's codec has checked the field names already.
    */
-  static Failure check(HttpRequest req, int maxTargetBytes, int maxFields) {
-    String uri = req.uri();
-    if (uri.isEmpty() || uri.length() > maxTargetBytes) {
-      return uri.isEmpty() ? Failure.MALFORMED_REQUEST : Failure.URI_TOO_LONG;
+  static Failure check(Http2Headers h, int maxTargetBytes, int maxFields) {
+    CharSequence method = h.method();
+    CharSequence path = h.path();
+    if (method == null || path == null || method.length() == 0 || path.length() == 0) {
+      return Failure.MALFORMED_REQUEST;
     }
-    for (int i = 0; i < uri.length(); i++) {
-      char c = uri.charAt(i);
+    if (path.length() > maxTargetBytes) {
+      return Failure.URI_TOO_LONG;
+    }
+    for (int i = 0; i < method.length(); i++) {
+      if (!HeadCheck.isTokenChar(method.charAt(i))) {
+        return Failure.MALFORMED_REQUEST;
+      }
+    }
+    for (int i = 0; i < path.length(); i++) {
+      char c = path.charAt(i);
       if (c <= ' ' || c >= 0x7f) {
         return Failure.MALFORMED_REQUEST;
       }
     }
     int fields = 0;
-    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = req.headers().iteratorCharSequence(); it.hasNext(); ) {
-      CharSequence v = it.next().getValue();
+    for (Map.Entry<CharSequence, CharSequence> f : h) {
+      CharSequence v = f.getValue();
       for (int i = 0; i < v.length(); i++) {
         char c = v.charAt(i);
         if (c == '\r' || c == '\n' || c == 0) {
           return Failure.MALFORMED_REQUEST;
         }
       }
-      fields++;
+      CharSequence name = f.getKey();
+      if (name.length() == 0 || name.charAt(0) != ':') {
+        fields++;
+      }
     }
     return fields > maxFields ? Failure.HEADERS_TOO_LARGE : null;
   }

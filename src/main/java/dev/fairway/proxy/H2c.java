@@ -35,6 +35,14 @@ final class H2c extends ChannelInboundHandlerAdapter {
   private static final int FLUSHES_PER_WRITE = 64;
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
+  /** Fairway's own answers and decoded responses to frames; frames read pass it untouched. */
+  private static final Http2StreamFrameToHttpObjectCodec RESPONSES = new Http2StreamFrameToHttpObjectCodec(true, false) {
+    @Override
+    public boolean acceptInboundMessage(Object msg) {
+      return false;
+    }
+  };
+
   private final ProxyVerticle proxy;
   private final EdgeLimits limits;
   private final long gracefulCloseMs;
@@ -101,7 +109,7 @@ final class H2c extends ChannelInboundHandlerAdapter {
     p.addBefore(ctx.name(), null, new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel stream) {
-        stream.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, false), new H2Stream(proxy, conn));
+        stream.pipeline().addLast(RESPONSES, new H2Stream(proxy, conn));
       }
     }));
     conn.switchedToH2();

@@ -275,6 +275,11 @@ final class HeadCheck {
         && h[from + 4] == '/' && h[from + 5] == '1' && h[from + 6] == '.' && (h[from + 7] == '1' || h[from + 7] == '0');
   }
 
+  /** Whether {@code c} may be part of a token (RFC 9110 §5.6.2), such as a method or a field name. */
+  static boolean isTokenChar(char c) {
+    return c < 256 && TCHAR[c];
+  }
+
   /** Where the token starting at {@code from} ends: at the first byte that is no tchar, or {@code end}. */
   private static int tokenEnd(byte[] h, int from, int end) {
     int p = from;

@@ -9,7 +9,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * A client's request without a body, as its head's bytes came: the {@link FramingGuard} checked
@@ -63,6 +66,40 @@ final class RawRequest {
       underscoreName |= indexOf(h, (byte) '_', s, colon) < colon;
       s = e + 2;
     }
+  }
+
+  /**
+   * The HTTP/1.1 head an HTTP/2 request without a body stands for (RFC 9113 §8.3.1): the request
+   * line from {@code :method} and {@code :path}, {@code Host} from {@code :authority} (else the
+   * request's own {@code host} field), the other fields as they came, and {@code cookie} fields
+   * joined into one (§8.2.3). The fields must have passed {@link H2Stream#check}.
+   *
+   * <p>Example: {@code :method GET, :path /a, :scheme http, :authority shop, accept text/plain,
+   * cookie a=1, cookie b=2} is {@code "GET /a HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\n
+   * cookie: a=1; b=2\r\n\r\n"}.
+   */
+  static RawRequest ofHttp2(Http2Headers h) {
+    CharSequence authority = h.authority();
+    StringBuilder head = new StringBuilder(256).append(h.method()).append(' ').append(h.path()).append(" HTTP/1.1\r\n");
+    if (authority != null) {
+      head.append("host: ").append(authority).append("\r\n");
+    }
+    StringBuilder cookies = null;
+    for (Map.Entry<CharSequence, CharSequence> f : h) {
+      CharSequence name = f.getKey();
+      if (name.length() > 0 && name.charAt(0) == ':' || authority != null && AsciiString.contentEquals(name, "host")) {
+        continue;
+      }
+      if (AsciiString.contentEquals(name, "cookie")) {
+        cookies = cookies == null ? new StringBuilder(f.getValue()) : cookies.append("; ").append(f.getValue());
+        continue;
+      }
+      head.append(name).append(": ").append(f.getValue()).append("\r\n");
+    }
+    if (cookies != null) {
+      head.append("cookie: ").append(cookies).append("\r\n");
+    }
+    return new RawRequest(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
   }
 
   /** The head's bytes (for tests and logs). */

@@ -14,9 +14,8 @@ import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.VertxTestBase;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
@@ -132,10 +131,11 @@ class H2cTest extends VertxTestBase {
         RawH2.request(port, ":method", "GET", ":path", "/", ":scheme", "http", ":authority", "a",
             "x-injected", "v\r\nX-Smuggled: 1"),
         RawH2.request(port, ":method", "GET", ":path", "/", ":scheme", "http", ":authority", "a",
-            "connection", "close"));
+            "connection", "close"),
+        RawH2.request(port, ":method", "G(T", ":path", "/", ":scheme", "http", ":authority", "a"));
 
     // a head a little over maxRequestLineBytes + maxHeaderBytes gets 431; far over, the connection is refused
-    assertThat(answers).containsExactly("status 200", "status 431", "goaway", "status 414", "status 400", "reset");
+    assertThat(answers).containsExactly("status 200", "status 431", "goaway", "status 414", "status 400", "reset", "status 400");
     assertThat(b.requests()).isEqualTo(1);
   }
 
@@ -330,19 +330,36 @@ class H2cTest extends VertxTestBase {
 
   @Test
   void streamHeadsAreCheckedAsAnHttp11HeadWouldBe() {
-    assertThat(check(HttpMethod.GET, "/ok", "a", "b")).isNull();
-    assertThat(check(HttpMethod.GET, "/a\u0001", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check(HttpMethod.GET, "/caf\u00e9", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check(HttpMethod.GET, "/" + "x".repeat(64), "a", "b")).isEqualTo(Failure.URI_TOO_LONG);
-    assertThat(check(HttpMethod.GET, "/ok", "a", "v\r\nInjected: 1")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check(HttpMethod.GET, "/ok", "a", "1", "b", "2", "c", "3", "d", "4")).isEqualTo(Failure.HEADERS_TOO_LARGE);
+    assertThat(check("GET", "/ok", "a", "b")).isNull();
+    assertThat(check("GET", "/a\u0001", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "/a b", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "/caf\u00e9", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "/" + "x".repeat(64), "a", "b")).isEqualTo(Failure.URI_TOO_LONG);
+    assertThat(check("GET", "/ok", "a", "v\r\nInjected: 1")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "/ok", "a", "v\0")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("G(T", "/ok", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", null, "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "/ok", "a", "1", "b", "2", "c", "3")).isNull();
+    assertThat(check("GET", "/ok", "a", "1", "b", "2", "c", "3", "d", "4")).isEqualTo(Failure.HEADERS_TOO_LARGE);
   }
 
-  private static Failure check(HttpMethod method, String uri, String... fields) {
-    DefaultHttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, false);
-    for (int i = 0; i < fields.length; i += 2) {
-      req.headers().add(fields[i], fields[i + 1]);
+  @Test
+  void aBodilessStreamBecomesTheHttp11HeadItStandsFor() {
+    Http2Headers h = new DefaultHttp2Headers(false).method("GET").path("/a?b=1").scheme("http").authority("shop");
+    h.add("accept", "text/plain").add("cookie", "a=1").add("host", "ignored").add("cookie", "b=2");
+
+    assertThat(new String(RawRequest.ofHttp2(h).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
+        "GET /a?b=1 HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\ncookie: a=1; b=2\r\n\r\n");
+  }
+
+  private static Failure check(String method, String path, String... fields) {
+    Http2Headers h = new DefaultHttp2Headers(false).method(method).scheme("http");
+    if (path != null) {
+      h.path(path);
     }
-    return H2Stream.check(req, 64, 3);
+    for (int i = 0; i < fields.length; i += 2) {
+      h.add(fields[i], fields[i + 1]);
+    }
+    return H2Stream.check(h, 64, 3);
   }
 }
