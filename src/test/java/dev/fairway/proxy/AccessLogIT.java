@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
 import dev.fairway.testing.FairwayProcess;
+import dev.fairway.testing.RawH2;
 import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
@@ -91,6 +92,20 @@ class AccessLogIT extends VertxTestBase {
 
     assertThat(awaitLines(2)).hasSize(2).anySatisfy(l -> assertThat(l).contains("\"POST /form HTTP/1.0\" 200"))
         .anySatisfy(l -> assertThat(l).contains("\"GET /page HTTP/1.0\" 200"));
+  }
+
+  @Test
+  void http2StreamsAreLoggedAsHttp2() throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> req.body().onSuccess(b -> req.response().end("ok")));
+    TestConfig cfg = TestConfig.service("web", backend("b1", b1.port(), 5));
+    cfg.json().put("accessLog", new JsonObject().put("enabled", true).put("format", "combined"));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+
+    assertThat(RawH2.request(fw.proxyPort(), ":method", "GET", ":path", "/h2", ":scheme", "http", ":authority", "a",
+        "user-agent", "raw-h2")).isEqualTo("status 200");
+
+    assertThat(awaitLines(1)).singleElement().satisfies(l -> assertThat(l).contains("\"GET /h2 HTTP/2.0\" 200 2")
+        .contains("\"raw-h2\" service=web backend=b1"));
   }
 
   @Test
