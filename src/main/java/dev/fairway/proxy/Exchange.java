@@ -311,13 +311,13 @@ final class Exchange extends Waiter {
   private void prepareHead() {
     headPrepared = true;
     if (raw != null) {
-      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), conn.channel().alloc());
+      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), via(), conn.channel().alloc());
       return;
     }
     HttpHeaders h = req.headers();
     boolean chunked = HttpUtil.isTransferEncodingChunked(req);
     String upgradeTo = upgrade ? h.get(HttpHeaderNames.UPGRADE) : null;
-    Headers.toBackend(h, conn.remote(), authority, proxy.limits());
+    Headers.toBackend(h, conn.remote(), authority, proxy.limits(), via());
     h.set(HttpHeaderNames.HOST, authority != null ? authority : endpoint().address());
     if (chunked) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
@@ -329,6 +329,11 @@ final class Exchange extends Waiter {
     req.setProtocolVersion(HttpVersion.HTTP_1_1);
   }
 
+  /** What the backend's {@code Via} gets: the protocol the request came in, and Fairway. */
+  private String via() {
+    return conn.multiplexed() ? Headers.VIA_TOKEN_H2 : Headers.VIA_TOKEN;
+  }
+
   /**
    * A retry of a request that came without {@code Host}: the head sent again names the backend it
    * now goes to, as {@link #prepareHead} did for the first one.
@@ -336,7 +341,7 @@ final class Exchange extends Waiter {
   private void hostForRetry() {
     if (raw != null) {
       backendHead.release();
-      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), conn.channel().alloc());
+      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), via(), conn.channel().alloc());
     } else {
       req.headers().set(HttpHeaderNames.HOST, endpoint().address());
     }

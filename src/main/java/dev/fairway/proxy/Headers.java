@@ -24,6 +24,8 @@ import java.util.stream.Stream;
  */
 final class Headers {
   static final String VIA_TOKEN = "1.1 fairway";
+  /** What Fairway adds to {@code Via} for a request it received over HTTP/2 (RFC 9110 §7.6.3). */
+  static final String VIA_TOKEN_H2 = "2 fairway";
   static final String LAME_DUCK = "lame-duck";
   static final String LOAD_METRICS = "endpoint-load-metrics";
   private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
@@ -52,8 +54,9 @@ final class Headers {
    *
    * @param client    the client's address ({@code X-Forwarded-For})
    * @param authority the client's {@code Host}, or {@code null} ({@code X-Forwarded-Host})
+   * @param via       what to add to {@code Via}: {@link #VIA_TOKEN}, or {@link #VIA_TOKEN_H2}
    */
-  static void toBackend(HttpHeaders h, String client, String authority, EdgeLimits limits) {
+  static void toBackend(HttpHeaders h, String client, String authority, EdgeLimits limits, String via) {
     int trusted = limits.trustedHops();
     String connection = connectionValue(h);
     String priorProto = null;
@@ -92,7 +95,7 @@ final class Headers {
     } else if (authority != null) {
       h.set(X_FORWARDED_HOST, authority);
     }
-    h.set(VIA, priorVia == null ? VIA_VALUE : priorVia + ", " + VIA_TOKEN);
+    h.set(VIA, priorVia == null ? (via == VIA_TOKEN ? VIA_VALUE : via) : priorVia + ", " + via);
   }
 
   /** Turns the backend's response fields into the client's, in place: minus hop-by-hop and signals. */

@@ -157,8 +157,10 @@ final class RawRequest {
    * @param client    the client's address
    * @param authority the client's {@code Host} (or absolute-form authority), or {@code null}
    * @param fallbackHost the {@code Host} sent when the client named none: the backend's address
+   * @param via       what to add to {@code Via} ({@link Headers#VIA_TOKEN}, or {@link Headers#VIA_TOKEN_H2})
    */
-  ByteBuf toBackend(String client, String authority, EdgeLimits limits, String fallbackHost, ByteBufAllocator alloc) {
+  ByteBuf toBackend(String client, String authority, EdgeLimits limits, String fallbackHost, String via,
+                    ByteBufAllocator alloc) {
     byte[] h = head;
     int textEnd = h.length - 2;
     ByteBuf out = alloc.ioBuffer(h.length + 128);
@@ -202,7 +204,7 @@ final class RawRequest {
     } else if (authority != null) {
       field(out, "X-Forwarded-Host", authority);
     }
-    field(out, "Via", priorVia == null ? Headers.VIA_TOKEN : priorVia + ", " + Headers.VIA_TOKEN);
+    field(out, "Via", priorVia == null ? via : priorVia + ", " + via);
     field(out, "Host", authority != null ? authority : fallbackHost);
     return out.writeByte('\r').writeByte('\n');
   }

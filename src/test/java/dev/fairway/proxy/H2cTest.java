@@ -80,7 +80,8 @@ class H2cTest extends VertxTestBase {
       });
       req.body().onSuccess(body -> req.response().setStatusCode(201)
           .putHeader("x-seen", req.version() + " host=" + req.getHeader("host") + " xff="
-              + req.getHeader("x-forwarded-for") + " proto=" + req.getHeader("x-forwarded-proto") + " leaked=" + leaked)
+              + req.getHeader("x-forwarded-for") + " proto=" + req.getHeader("x-forwarded-proto") + " via="
+              + req.getHeader("via") + " leaked=" + leaked)
           .putHeader("Lame-Duck", "false")
           .end(req.method() + " " + req.uri() + " " + body));
     });
@@ -89,7 +90,7 @@ class H2cTest extends VertxTestBase {
     Answer a = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.PUT, "/a?x=1", Buffer.buffer("payload"));
 
     assertThat(a).isEqualTo(new Answer(io.vertx.core.http.HttpVersion.HTTP_2, 201, "1.1 fairway",
-        "HTTP_1_1 host=127.0.0.1:" + fairway.proxyPort() + " xff=127.0.0.1 proto=http leaked=[]", "PUT /a?x=1 payload"));
+        "HTTP_1_1 host=127.0.0.1:" + fairway.proxyPort() + " xff=127.0.0.1 proto=http via=2 fairway leaked=[]", "PUT /a?x=1 payload"));
     TestFairway.assertIdleSoon(fairway);
   }
 
@@ -278,7 +279,7 @@ class H2cTest extends VertxTestBase {
 
   @Test
   void fairwaysOwnStatusesAnswerTheStreamAndTheConnectionCarriesOn() throws Exception {
-    TestBackend b = TestBackend.start(vertx, req -> req.response().end("ok"));
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end("ok, via " + req.getHeader("via")));
     TestConfig config = TestConfig.service("api", backend("b", b.port(), 10));
     config.lastService().getJsonObject("match").put("pathPrefix", "/api");
     Fairway fairway = TestFairway.start(vertx, config.build());
@@ -290,7 +291,8 @@ class H2cTest extends VertxTestBase {
 
     assertThat(List.of(noRoute.status() + " " + noRoute.body(), ok.status() + " " + ok.body(),
         down.status() + " " + down.body()))
-        .containsExactly("404 " + Failure.NO_ROUTE.reason() + "\n", "200 ok", "503 " + Failure.CONNECT_FAILED.reason() + "\n");
+        .containsExactly("404 " + Failure.NO_ROUTE.reason() + "\n", "200 ok, via 2 fairway",
+            "503 " + Failure.CONNECT_FAILED.reason() + "\n");
     assertThat(connections.get()).isEqualTo(1);
     TestFairway.assertIdleSoon(fairway);
   }

@@ -20,7 +20,8 @@ class RawRequestTest {
   }
 
   private static String toBackend(RawRequest r, String authority, EdgeLimits limits) {
-    ByteBuf out = r.toBackend("10.0.0.7", authority, limits, "127.0.0.1:9001", UnpooledByteBufAllocator.DEFAULT);
+    ByteBuf out = r.toBackend("10.0.0.7", authority, limits, "127.0.0.1:9001", Headers.VIA_TOKEN,
+        UnpooledByteBufAllocator.DEFAULT);
     try {
       return out.toString(StandardCharsets.ISO_8859_1);
     } finally {
