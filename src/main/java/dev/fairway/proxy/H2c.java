@@ -8,6 +8,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -31,6 +33,12 @@ import java.nio.charset.StandardCharsets;
 final class H2c extends ChannelInboundHandlerAdapter {
   /** The handler name in a pipeline. */
   static final String NAME = "fairway-h2c";
+  /**
+   * The connection's receive window: 16 streams' default windows (64 KiB each), so up to 16
+   * streams waiting for a slot, each holding a window's worth of its body unread, do not stop
+   * the uploads of the connection's other streams.
+   */
+  static final int CONNECTION_WINDOW = 16 * Http2CodecUtil.DEFAULT_WINDOW_SIZE;
   /** Most flushes of an HTTP/2 connection gathered into one write. */
   private static final int FLUSHES_PER_WRITE = 64;
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -115,6 +123,9 @@ final class H2c extends ChannelInboundHandlerAdapter {
     conn.switchedToH2();
     p.remove(this);
     p.fireChannelRead(buf); // from the head: the frame codec reads the preface itself
+    // a stream waiting for a slot is not read, so its body holds part of the connection's window:
+    // a window of many streams' keeps the others' uploads going meanwhile
+    p.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
   }
 
   @Override

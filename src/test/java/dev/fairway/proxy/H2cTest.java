@@ -206,6 +206,40 @@ class H2cTest extends VertxTestBase {
   }
 
   @Test
+  void anUploadWaitingForASlotDoesNotHoldUpAnotherUploadOnTheSameConnection() throws Exception {
+    TestBackend slow = TestBackend.start(vertx, req -> req.body().onSuccess(body ->
+        vertx.setTimer(req.path().equals("/slow/hold") ? 800 : 1, t -> req.response().end("slow " + body.length()))));
+    TestBackend fast = TestBackend.start(vertx, req -> req.body().onSuccess(body ->
+        req.response().end("fast " + body.length())));
+    TestConfig config = TestConfig.service("slow", backend("s", slow.port(), 1));
+    config.lastService().getJsonObject("match").put("pathPrefix", "/slow");
+    config.slots(1, 5000);
+    config.addService("fast", "/", backend("f", fast.port(), 10));
+    Fairway fairway = TestFairway.start(vertx, config.build());
+    int port = fairway.proxyPort();
+    Buffer body = Buffer.buffer(new byte[256 * 1024]);
+
+    Future<String> hold = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET, port,
+        "127.0.0.1", "/slow/hold").compose(req -> req.send()).compose(resp -> resp.body().map(Buffer::toString)));
+    while (slow.inFlight() == 0) {
+      Thread.sleep(5);
+    }
+    Future<String> waiting = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.POST, port,
+        "127.0.0.1", "/slow/up").compose(req -> req.send(body)).compose(resp -> resp.body().map(Buffer::toString)));
+    Thread.sleep(100);
+    String other = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.POST, port,
+        "127.0.0.1", "/other").compose(req -> req.send(body)).compose(resp -> resp.body().map(Buffer::toString)))
+        .await(5, TimeUnit.SECONDS);
+    boolean holdDone = hold.isComplete();
+
+    assertThat(other).isEqualTo("fast " + body.length());
+    assertThat(holdDone).as("the second upload finished while the first waited for its slot").isFalse();
+    assertThat(waiting.await(5, TimeUnit.SECONDS)).isEqualTo("slow " + body.length());
+    assertThat(connections.get()).isEqualTo(1);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
   void anUploadWithoutLengthGoesToTheBackendChunkedAndWhole() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> req.body().onSuccess(body -> req.response()
         .putHeader("x-seen", req.getHeader("transfer-encoding") + " " + body.length())
