@@ -17,6 +17,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
@@ -352,6 +353,38 @@ class H2cTest extends VertxTestBase {
     Answer next = send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/again", null);
     assertThat(next.status()).as("a reset stream leaves the connection usable").isEqualTo(200);
     TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void aStreamTheClientResetsReleasesItsSlotAndTheConnectionCarriesOn() throws Exception {
+    AtomicInteger backendClosed = new AtomicInteger();
+    TestBackend b = TestBackend.start(vertx, req -> {
+      if (!req.path().equals("/endless")) {
+        req.response().end("ok");
+        return;
+      }
+      req.response().setChunked(true).write("first part");
+      req.connection().closeHandler(v -> backendClosed.incrementAndGet());
+    });
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 1)).build());
+    int port = fairway.proxyPort();
+
+    TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.GET, port, "127.0.0.1", "/endless")
+        .compose(req -> req.send().compose(resp -> {
+          Promise<Void> firstPart = Promise.promise();
+          resp.handler(chunk -> firstPart.tryComplete());
+          return firstPart.future().compose(v -> req.reset());
+        }))).await(5, TimeUnit.SECONDS);
+    TestFairway.assertIdleSoon(fairway);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    while (backendClosed.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+
+    assertThat(backendClosed.get()).as("the backend's connection of the reset stream is closed").isEqualTo(1);
+    Answer next = send(port, io.vertx.core.http.HttpMethod.GET, "/next", null);
+    assertThat(next.body()).isEqualTo("ok");
+    assertThat(connections.get()).isEqualTo(1);
   }
 
   @Test
