@@ -4,18 +4,62 @@ full response, then holds every connection open (idle) for HOLD seconds and clos
 
 Used by bench/memory.sh. Prints one line per phase; writes READY_FILE (if given) once every
 connection is open and answered, so the caller can sample the proxy's memory while they idle.
+With IDLE_H2=1 in the environment each connection speaks HTTP/2 by prior knowledge (h2c)
+instead: the preface, SETTINGS (and the ACK of the server's), one GET on stream 1, read to its
+end, then idle.
 
 usage: idle_conns.py HOST PORT N HOLD_SECONDS [READY_FILE] [PARALLEL]
 """
 import asyncio
+import os
+import struct
 import sys
 import time
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def frame(kind, flags, stream, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+
+def literal(name, value):
+    """A field line as an HPACK literal without indexing, new name, no Huffman (names, values < 127 bytes)."""
+    return bytes([0, len(name)]) + name + bytes([len(value)]) + value
+
+
+async def h2_get(reader, writer, host, port):
+    """One GET on stream 1 over h2c; returns the first byte of the response's header block."""
+    block = b"".join(literal(n, v) for n, v in ((b":method", b"GET"), (b":path", b"/"), (b":scheme", b"http"),
+                                                 (b":authority", f"{host}:{port}".encode())))
+    writer.write(PREFACE + frame(4, 0, 0) + frame(1, 0x5, 1, block))
+    await writer.drain()
+    status = None
+    while True:
+        head = await asyncio.wait_for(reader.readexactly(9), 10)
+        length = int.from_bytes(head[:3], "big")
+        kind, flags, stream = head[3], head[4], int.from_bytes(head[5:9], "big") & 0x7FFFFFFF
+        payload = await asyncio.wait_for(reader.readexactly(length), 10) if length else b""
+        if kind == 4 and not flags & 1:
+            writer.write(frame(4, 1, 0))  # ACK the server's SETTINGS
+        if stream == 1 and kind == 1 and status is None:
+            status = payload[:1]
+        if stream == 1 and kind in (0, 1) and flags & 1:
+            return status
+        if kind in (3, 7):
+            raise RuntimeError(f"stream reset or GOAWAY (frame type {kind})")
 
 
 async def one(host, port, sem, conns, failures):
     async with sem:
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 10)
+            if os.environ.get("IDLE_H2") == "1":
+                status = await h2_get(reader, writer, host, port)
+                if status != b"\x88":  # HPACK static index 8, ":status: 200"
+                    failures.append(f"h2 status block {status!r}")
+                conns.append((reader, writer))
+                return
             writer.write(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
             await writer.drain()
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)

@@ -12,6 +12,7 @@
 #
 # Environment (defaults in brackets):
 #   JAVA_OPTS ["-Xmx192m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
+#   IDLE_H2 [0; 1: the idle connections speak h2c, each after one GET on stream 1]
 #   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81, admin BASE+91
 set -euo pipefail
 
@@ -124,7 +125,7 @@ echo "| A: under load, max sampled VmRSS | $(mb "$peak") | wrk -c$LOAD_CONNS, / 
 echo "| A: VmHWM (peak resident) | $(mb "$hwm") | target <= 256 MB |"
 echo "| A: after load | $(mb "$afterA") | |"
 echo "| B: fresh start + 5 s wrk warm-up, before (after a full GC) | $(mb "$before") | load $lB; live heap $(mb "$liveBefore") MB |"
-echo "| B: $IDLE_CONNS idle keep-alive connections open, max sampled | $(mb "$during") | $estab established on the proxy port; $(head -1 "$WORK/idle.out") |"
+echo "| B: $IDLE_CONNS idle ${IDLE_H2:+h2c (IDLE_H2=$IDLE_H2) }keep-alive connections open, max sampled | $(mb "$during") | $estab established on the proxy port; $(head -1 "$WORK/idle.out") |"
 echo "| B: connections open, after a full GC | $(mb "$afterGc") | live heap $(mb "$liveDuring") MB |"
 echo "| B: VmHWM | $(mb "$hwmB") | |"
 echo "| B: after they closed | $(mb "$afterClose") | $threads threads |"
