@@ -48,8 +48,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   static final int PAUSE_TUNNEL = 8;
 
   private final ProxyVerticle proxy;
-  private final FramingGuard guard;
-  private final HeadAwareCodecs.ResponseEncoder encoder;
+  /** The HTTP/1.1 handlers of the pipeline ({@code null} once it speaks HTTP/2). */
+  private FramingGuard guard;
+  private HeadAwareCodecs.ResponseEncoder encoder;
   private ChannelHandlerContext ctx;
   /** The guard's context: what is written there goes out as it is, past the response encoder. */
   private ChannelHandlerContext wire;
@@ -168,9 +169,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     channel.close();
   }
 
-  /** The connection now speaks HTTP/2: it carries streams, each its own {@link Downstream}. */
+  /**
+   * The connection now speaks HTTP/2: it carries streams, each its own {@link Downstream}. The
+   * HTTP/1.1 handlers, gone from the pipeline, are let go of (an idle HTTP/2 connection keeps
+   * less).
+   */
   void switchedToH2() {
     h2 = true;
+    guard = null;
+    encoder = null;
+    wire = null;
   }
 
   /** Whether the connection speaks HTTP/2. */
