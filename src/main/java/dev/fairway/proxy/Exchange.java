@@ -11,7 +11,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -26,7 +25,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -311,7 +309,8 @@ final class Exchange extends Waiter {
   private void prepareHead() {
     headPrepared = true;
     if (raw != null) {
-      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), via(), conn.channel().alloc());
+      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), via(),
+          conn.channel().alloc());
       return;
     }
     HttpHeaders h = req.headers();
@@ -341,7 +340,8 @@ final class Exchange extends Waiter {
   private void hostForRetry() {
     if (raw != null) {
       backendHead.release();
-      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), via(), conn.channel().alloc());
+      backendHead = raw.toBackend(conn.remote(), authority, proxy.limits(), endpoint().address(), via(),
+          conn.channel().alloc());
     } else {
       req.headers().set(HttpHeaderNames.HOST, endpoint().address());
     }
@@ -894,7 +894,8 @@ final class Exchange extends Waiter {
       referer = raw != null ? raw.field("referer") : req.headers().get(HttpHeaderNames.REFERER);
       userAgent = raw != null ? raw.field("user-agent") : req.headers().get(HttpHeaderNames.USER_AGENT);
     }
-    log.log(method.name(), raw != null ? raw.uri() : req.uri(), conn.multiplexed() ? "HTTP/2.0" : clientVersion.text(), referer, userAgent, conn.remote(),
+    String version = conn.multiplexed() ? "HTTP/2.0" : clientVersion.text();
+    log.log(method.name(), raw != null ? raw.uri() : req.uri(), version, referer, userAgent, conn.remote(),
         route.service(), e == null ? "-" : e.id(), finalStatus, bytesOut, startNanos, e == null ? 0 : slotNanos,
         waitNanos, now);
   }
