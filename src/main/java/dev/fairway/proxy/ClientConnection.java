@@ -7,15 +7,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
@@ -38,14 +35,6 @@ import java.util.function.Consumer;
 final class ClientConnection extends ChannelInboundHandlerAdapter implements Downstream {
   private static final ByteBuf CONTINUE =
       Unpooled.unreleasableBuffer(Unpooled.copiedBuffer("HTTP/1.1 100 Continue\r\n\r\n", StandardCharsets.US_ASCII));
-  /** Reading paused: a pipelined request waits for the one before it. */
-  static final int PAUSE_PIPELINE = 1;
-  /** Reading paused: the exchange has nowhere to put the body yet (waiting for a slot or a connection). */
-  static final int PAUSE_AWAIT = 2;
-  /** Reading paused: the backend's connection is not writable. */
-  static final int PAUSE_UPSTREAM = 4;
-  /** Reading paused: a tunnel's other side is not writable. */
-  static final int PAUSE_TUNNEL = 8;
 
   private final ProxyVerticle proxy;
   /** The HTTP/1.1 handlers of the pipeline ({@code null} once it speaks HTTP/2). */
@@ -60,7 +49,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   private Object socketMetric;
   private Exchange current;
   private ArrayDeque<Object> queued;
-  private int paused;
+  private final ReadPauses paused = new ReadPauses();
   private boolean closing;
   /** Close once the current exchange ends (the body of a request queued behind it broke). */
   private boolean closeWhenDone;
@@ -225,7 +214,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     if (tunnel != null) {
       tunnel.write(msg);
       if (!tunnel.isWritable()) {
-        pause(PAUSE_TUNNEL);
+        pause(ReadPauses.TUNNEL);
       }
       return;
     }
@@ -282,7 +271,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       queued = new ArrayDeque<>();
     }
     queued.add(msg);
-    pause(PAUSE_PIPELINE);
+    pause(ReadPauses.PIPELINE);
   }
 
   /** Starts the exchange of a request ({@code null}: Fairway answered it itself) with the body part that came with its head. */
@@ -321,25 +310,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     }
   }
 
-  /** Stops reading for {@code reason} (one of the {@code PAUSE_} bits). */
   @Override
   public void pause(int reason) {
-    if (paused == 0) {
-      channel.config().setAutoRead(false);
-    }
-    paused |= reason;
+    paused.pause(channel, reason);
   }
 
-  /** Reads again once no reason to pause is left. */
   @Override
   public void resume(int reason) {
-    if ((paused & reason) == 0) {
-      return;
-    }
-    paused &= ~reason;
-    if (paused == 0) {
-      channel.config().setAutoRead(true);
-    }
+    paused.resume(channel, reason);
   }
 
   /**
@@ -352,7 +330,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       return;
     }
     current = null;
-    resume(PAUSE_AWAIT | PAUSE_UPSTREAM);
+    resume(ReadPauses.AWAIT | ReadPauses.UPSTREAM);
     if (close || closeWhenDone || proxy.draining() && channel.isActive()) {
       closeAfterWrites();
       return;
@@ -368,7 +346,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       current.flushToUpstream(); // what the queue held was written, and no read will come to flush it
     }
     if (queued == null || queued.isEmpty()) {
-      resume(PAUSE_PIPELINE);
+      resume(ReadPauses.PIPELINE);
     }
   }
 
@@ -400,14 +378,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
    */
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
-    byte[] body = (f.reason() + "\n").getBytes(StandardCharsets.UTF_8);
-    FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(f.status()),
-        Unpooled.wrappedBuffer(body));
-    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
-        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    if (f.retryAfter()) {
-      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
-    }
+    FullHttpResponse resp = f.response(version, waitTimeoutMs);
     boolean close = f.closeConnection() || unreadBody || !keepAlive || proxy.draining();
     if (close) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -434,7 +405,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     guard.tunnel();
     ctx.pipeline().remove(UpstreamPool.DECODER);
     ctx.pipeline().remove(UpstreamPool.ENCODER);
-    resume(PAUSE_AWAIT | PAUSE_UPSTREAM | PAUSE_PIPELINE);
+    resume(ReadPauses.AWAIT | ReadPauses.UPSTREAM | ReadPauses.PIPELINE);
   }
 
   @Override

@@ -35,7 +35,7 @@ interface Downstream {
   /** Bytes were read or sent: the connection is not idle. */
   void touch();
 
-  /** Stops reading the request for {@code reason} (one of {@link ClientConnection}'s {@code PAUSE_} bits). */
+  /** Stops reading the request for {@code reason} (one of the {@link ReadPauses} bits). */
   void pause(int reason);
 
   /** Reads again once no reason to pause is left. */

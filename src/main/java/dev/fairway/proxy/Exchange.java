@@ -142,7 +142,7 @@ final class Exchange extends Waiter {
     }
     conn.bodyFault(bodyFaultHandler);
     if (hasBody) {
-      conn.pause(ClientConnection.PAUSE_AWAIT);
+      conn.pause(ReadPauses.AWAIT);
     }
     Admission a = table.acquire(route.slots(), this, startNanos, proxy.lane());
     switch (a) {
@@ -299,10 +299,10 @@ final class Exchange extends Waiter {
       conn.wire().writeAndFlush(conn.continueMessage());
     }
     if (!ch.isWritable()) {
-      conn.pause(ClientConnection.PAUSE_UPSTREAM);
+      conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
     }
-    conn.resume(ClientConnection.PAUSE_AWAIT);
+    conn.resume(ReadPauses.AWAIT);
   }
 
   /** Turns the client's request head into the backend's (once: a retry sends the same head, see {@link #hostForRetry}). */
@@ -372,7 +372,7 @@ final class Exchange extends Waiter {
     if (last) {
       requestSent(System.nanoTime());
     } else if (!ch.isWritable()) {
-      conn.pause(ClientConnection.PAUSE_UPSTREAM);
+      conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
     }
   }
@@ -407,12 +407,12 @@ final class Exchange extends Waiter {
   /** The backend's connection can take more of the body. */
   void upstreamWritable() {
     if (tunnelled) {
-      conn.resume(ClientConnection.PAUSE_TUNNEL);
+      conn.resume(ReadPauses.TUNNEL);
       return;
     }
     if (!done) {
       cancelUploadTimer();
-      conn.resume(ClientConnection.PAUSE_UPSTREAM);
+      conn.resume(ReadPauses.UPSTREAM);
     }
   }
 

@@ -1,5 +1,13 @@
 package dev.fairway.proxy;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
 /**
  * Every status Fairway itself produces, in one place: the status, the one-line reason sent as
  * the body, whether a {@code Retry-After} goes with it and whether the connection is closed.
@@ -52,6 +60,22 @@ public enum Failure {
       return HEADERS_TOO_LARGE;
     }
     return MALFORMED_REQUEST;
+  }
+
+  /**
+   * Fairway's answer: the status, the reason as one plain-text line, and {@code Retry-After}
+   * (the wait timeout in whole seconds, at least 1) when the failure asks the client to retry.
+   */
+  FullHttpResponse response(HttpVersion version, long waitTimeoutMs) {
+    byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(status),
+        Unpooled.wrappedBuffer(body));
+    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    if (retryAfter) {
+      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+    }
+    return resp;
   }
 
   public int status() {

@@ -10,7 +10,6 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -27,7 +26,6 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -53,7 +51,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
   /** The request's head came (a later HEADERS frame carries trailers). */
   private boolean requestSeen;
   private boolean requestEnded;
-  private int paused;
+  private final ReadPauses paused = new ReadPauses();
 
   H2Stream(ProxyVerticle proxy, ClientConnection connection) {
     this.proxy = proxy;
@@ -242,21 +240,12 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
   /** Stops reading this stream: its flow-control window is no longer opened, so the client holds its body. */
   @Override
   public void pause(int reason) {
-    if (paused == 0) {
-      channel.config().setAutoRead(false);
-    }
-    paused |= reason;
+    paused.pause(channel, reason);
   }
 
   @Override
   public void resume(int reason) {
-    if ((paused & reason) == 0) {
-      return;
-    }
-    paused &= ~reason;
-    if (paused == 0) {
-      channel.config().setAutoRead(true);
-    }
+    paused.resume(channel, reason);
   }
 
   /** A malformed HTTP/2 body is a stream error Netty answers itself (the stream is reset and closes). */
@@ -286,14 +275,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
   /** Fairway's own status, as on a connection but without {@code Connection} (HTTP/2 has none). */
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
-    byte[] body = (f.reason() + "\n").getBytes(StandardCharsets.UTF_8);
-    FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(f.status()),
-        Unpooled.wrappedBuffer(body));
-    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
-        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    if (f.retryAfter()) {
-      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
-    }
+    FullHttpResponse resp = f.response(HttpVersion.HTTP_1_1, waitTimeoutMs);
     connection.touch();
     if (unreadBody) {
       ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE); // the rest of the body is refused
@@ -320,7 +302,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
       return;
     }
     exchange = null;
-    resume(ClientConnection.PAUSE_AWAIT | ClientConnection.PAUSE_UPSTREAM);
+    resume(ReadPauses.AWAIT | ReadPauses.UPSTREAM);
     if (proxy.draining()) {
       connection.channel().close();
     }
