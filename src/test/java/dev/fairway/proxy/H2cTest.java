@@ -350,6 +350,19 @@ class H2cTest extends VertxTestBase {
   }
 
   @Test
+  void aRapidResetFloodEndsTheConnectionAndLeavesNoSlotTaken() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> vertx.setTimer(50, t -> req.response().end("ok")));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 1000)).build());
+
+    String fewResets = RawH2.rapidReset(fairway.proxyPort(), 50);
+    String flood = RawH2.rapidReset(fairway.proxyPort(), 1000);
+
+    assertThat(fewResets + ", " + flood).isEqualTo("open, goaway");
+    assertThat(b.requests()).isLessThan(1000);
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
   void drainingLetsTheStreamUnderWayFinishAndThenClosesTheConnection() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> vertx.setTimer(300, t -> req.response().end("late")));
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10))

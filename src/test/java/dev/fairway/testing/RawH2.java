@@ -61,6 +61,49 @@ public final class RawH2 {
     }
   }
 
+  /**
+   * The "rapid reset" pattern (CVE-2023-44487): opens {@code n} streams, each a {@code GET /}
+   * cancelled by RST_STREAM at once, and says whether the server ended the connection
+   * ({@code "goaway"} or {@code "closed"}) or let it go on ({@code "open"}, after 2 s of silence).
+   */
+  public static String rapidReset(int port, int n) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(2000);
+      OutputStream out = s.getOutputStream();
+      ByteArrayOutputStream block = new ByteArrayOutputStream();
+      for (String[] f : new String[][] {{":method", "GET"}, {":path", "/"}, {":scheme", "http"}, {":authority", "a"}}) {
+        block.write(0);
+        string(block, f[0]);
+        string(block, f[1]);
+      }
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      all.write(PREFACE);
+      frame(all, SETTINGS, 0, 0, new byte[0]);
+      for (int i = 0; i < n; i++) {
+        frame(all, HEADERS, 0x5, 2 * i + 1, block.toByteArray());
+        frame(all, RST_STREAM, 0, 2 * i + 1, new byte[] {0, 0, 0, 8}); // CANCEL
+      }
+      out.write(all.toByteArray());
+      out.flush();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      try {
+        while (true) {
+          int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+          int type = in.readUnsignedByte();
+          in.skipBytes(5);
+          in.readFully(new byte[length]);
+          if (type == GOAWAY) {
+            return "goaway";
+          }
+        }
+      } catch (EOFException e) {
+        return "closed";
+      } catch (java.net.SocketTimeoutException e) {
+        return "open";
+      }
+    }
+  }
+
   private static String answer(DataInputStream in) throws IOException {
     DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
     try {
