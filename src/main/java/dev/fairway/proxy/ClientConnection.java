@@ -100,15 +100,26 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     return channel;
   }
 
+  /** Through the response encoder. */
   @Override
-  public ChannelHandlerContext ctx() {
-    return ctx;
+  public void write(Object msg) {
+    ctx.write(msg);
   }
 
-  /** Where bytes already in HTTP/1.1 form are written (a {@link RawResponse}'s head and body, {@code 100 Continue}). */
+  /** Bytes already in HTTP/1.1 form (a {@link RawResponse}'s head and body, {@code 100 Continue}), past the encoder. */
   @Override
-  public ChannelHandlerContext wire() {
-    return wire;
+  public void writeRaw(Object msg) {
+    wire.write(msg);
+  }
+
+  @Override
+  public void flush() {
+    channel.flush();
+  }
+
+  @Override
+  public boolean writable() {
+    return channel.isWritable();
   }
 
   @Override

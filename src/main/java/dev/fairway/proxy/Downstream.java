@@ -2,7 +2,6 @@ package dev.fairway.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.function.Consumer;
 
@@ -13,18 +12,24 @@ import java.util.function.Consumer;
  *
  * <p>Example: a backend's {@code 200} with {@code Content-Length: 5} arrives as a
  * {@link RawResponse}; {@link #rawHead} makes it the bytes {@code "HTTP/1.1 200 OK\r\n…"} for a
- * connection and a HEADERS frame with {@code :status 200} for a stream, and the exchange writes
- * whichever it gets to {@link #wire()}.
+ * connection and a HEADERS frame with {@code :status 200} for a stream, and the exchange passes
+ * whichever it gets to {@link #writeRaw}.
  */
 interface Downstream {
-  /** The channel the response is written to: the client's connection, or the stream's own channel. */
+  /** The client's connection (its event loop, its allocator; a tunnel writes to it). */
   Channel channel();
 
-  /** Where decoded responses ({@code HttpResponse}, {@code HttpContent}) are written. */
-  ChannelHandlerContext ctx();
+  /** Writes a decoded response part ({@code HttpResponse}, {@code HttpContent}), unflushed. */
+  void write(Object msg);
 
-  /** Where {@link #rawHead} and {@link #rawBody} results, and {@link #continueMessage()}, are written. */
-  ChannelHandlerContext wire();
+  /** Writes what {@link #rawHead}, {@link #rawBody} or {@link #continueMessage()} made, unflushed. */
+  void writeRaw(Object msg);
+
+  /** Sends what was written. */
+  void flush();
+
+  /** Whether the client can take more now (its connection's buffer, or the stream's flow-control window). */
+  boolean writable();
 
   /** The client's IP address, as text. */
   String remote();
@@ -60,7 +65,7 @@ interface Downstream {
    */
   Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last);
 
-  /** A part of a {@link RawResponse}'s body, as written to {@link #wire()}. */
+  /** A part of a {@link RawResponse}'s body, as passed to {@link #writeRaw}. */
   Object rawBody(ByteBuf content, boolean last);
 
   /**

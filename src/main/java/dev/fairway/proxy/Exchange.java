@@ -296,7 +296,8 @@ final class Exchange extends Waiter {
       return;
     }
     if (expectContinue) {
-      conn.wire().writeAndFlush(conn.continueMessage());
+      conn.writeRaw(conn.continueMessage());
+      conn.flush();
     }
     if (!ch.isWritable()) {
       conn.pause(ReadPauses.UPSTREAM);
@@ -465,9 +466,9 @@ final class Exchange extends Waiter {
     Object head = conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     responseBegins(r.status(), r.loadReport(), r.lameDuck(), r.keepAlive());
     if (bodyless) {
-      endResponse(conn.wire(), head);
+      endResponse(true, head);
     } else {
-      conn.wire().write(head);
+      conn.writeRaw(head);
     }
   }
 
@@ -492,13 +493,13 @@ final class Exchange extends Waiter {
     ByteBuf content = b.content();
     bytesOut += content.readableBytes();
     if (!b.last()) {
-      conn.wire().write(conn.rawBody(content, false));
-      if (!conn.channel().isWritable()) {
+      conn.writeRaw(conn.rawBody(content, false));
+      if (!conn.writable()) {
         upstream.channel().config().setAutoRead(false);
       }
       return;
     }
-    endResponse(conn.wire(), conn.rawBody(content, true));
+    endResponse(true, conn.rawBody(content, true));
   }
 
   private void onResponseHead(HttpResponse r) {
@@ -537,7 +538,7 @@ final class Exchange extends Waiter {
     } else if (version == HttpVersion.HTTP_1_0) {
       h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
-    conn.ctx().write(r);
+    conn.write(r);
   }
 
   private void onResponseContent(HttpContent c) {
@@ -551,22 +552,22 @@ final class Exchange extends Waiter {
     }
     bytesOut += c.content().readableBytes();
     if (!last) {
-      conn.ctx().write(c);
-      if (!conn.channel().isWritable()) {
+      conn.write(c);
+      if (!conn.writable()) {
         upstream.channel().config().setAutoRead(false);
       }
       return;
     }
     dropTrailers((LastHttpContent) c);
-    endResponse(conn.ctx(), c);
+    endResponse(false, c);
   }
 
   /**
-   * The response's last part came: it goes to the client ({@code out}: through the response
-   * encoder or straight on the wire), the backend connection goes back to the pool if it can,
+   * The response's last part came: it goes to the client ({@code raw}: made by {@link Downstream#rawHead}
+   * or {@link Downstream#rawBody}, else a decoded one), the backend connection goes back to the pool if it can,
    * and the slot is released.
    */
-  private void endResponse(ChannelHandlerContext out, Object last) {
+  private void endResponse(boolean raw, Object last) {
     done = true;
     long now = System.nanoTime();
     Upstream u = upstream;
@@ -580,7 +581,12 @@ final class Exchange extends Waiter {
     }
     boolean close = closeClient || hasBody && !requestEnded; // the rest of an unread body cannot be skipped
     conn.touch();
-    out.writeAndFlush(last);
+    if (raw) {
+      conn.writeRaw(last);
+    } else {
+      conn.write(last);
+    }
+    conn.flush();
     if (clientMeter != null) {
       clientMeter.end(backendStatus, now - upstreamNanos, bytesOut);
       clientMeter = null;
@@ -607,7 +613,7 @@ final class Exchange extends Waiter {
   /** The backend's read batch is over: send the client what it gave. */
   void flushToClient() {
     conn.touch();
-    conn.channel().flush();
+    conn.flush();
   }
 
   /**
@@ -626,7 +632,8 @@ final class Exchange extends Waiter {
     }
     r.headers().remove(Headers.LAME_DUCK).remove(Headers.LOAD_METRICS);
     r.setProtocolVersion(HttpVersion.HTTP_1_1);
-    conn.ctx().writeAndFlush(r);
+    conn.write(r);
+    conn.flush();
     conn.tunnelTo(upstream.channel());
     upstream.channel().pipeline().remove(UpstreamPool.DECODER);
     upstream.channel().pipeline().remove(UpstreamPool.ENCODER);

@@ -1,72 +1,74 @@
 package dev.fairway.proxy;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.HttpConversionUtil;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * One HTTP/2 stream of a client connection that spoke h2c ({@link H2c}), last in the stream's
- * pipeline: it reads the stream's frames, its one request becomes an {@link Exchange} exactly as
- * an HTTP/1.1 request would, and the response goes back as frames (Fairway's own answers and
- * decoded responses through Netty's {@code HttpObject}-to-frame codec, in front of it).
+ * One HTTP/2 stream of a client connection that spoke h2c ({@link H2c}), given its frames by the
+ * {@link H2Connection}: its one request becomes an {@link Exchange} exactly as an HTTP/1.1 request
+ * would, and the response goes back as frames of the stream, written on the connection.
  *
  * <p>Example: stream 3 carries {@code GET /a} with {@code :authority shop}. The backend gets
  * {@code GET /a HTTP/1.1} with {@code Host: shop} and Fairway's forwarding fields; its
  * {@code 200} with {@code Content-Length: 6} comes back as a HEADERS frame ({@code :status 200},
  * {@code content-length 6}, {@code via 1.1 fairway}) and one DATA frame ending the stream. A
- * stream that waits for a slot or a backend stops being read, so HTTP/2 flow control holds its
- * body back; the other streams of the connection go on.
+ * stream that waits for a slot or a backend does not give its flow-control window back, so the
+ * client holds the rest of its body; the other streams of the connection go on.
  */
-final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream {
+final class H2Stream implements Downstream {
+  private static final AsciiString CONTINUE = AsciiString.cached("100");
   private final ProxyVerticle proxy;
   private final ClientConnection connection;
-  private ChannelHandlerContext ctx;
-  private Channel channel;
+  private final H2Connection h2;
+  private final Http2FrameStream stream;
   private Exchange exchange;
   /** The request's head came (a later HEADERS frame carries trailers). */
   private boolean requestSeen;
   private boolean requestEnded;
-  private final ReadPauses paused = new ReadPauses();
+  private boolean closed;
+  /** Why the stream is not read (the {@link ReadPauses} bits): its window is not given back meanwhile. */
+  private int paused;
+  /** Body bytes read while paused, whose window goes back to the client on resume. */
+  private int unreturned;
+  /** Given frames in the read under way ({@link H2Connection}'s bookkeeping). */
+  boolean inRead;
 
-  H2Stream(ProxyVerticle proxy, ClientConnection connection) {
+  H2Stream(ProxyVerticle proxy, ClientConnection connection, H2Connection h2, Http2FrameStream stream) {
     this.proxy = proxy;
     this.connection = connection;
+    this.h2 = h2;
+    this.stream = stream;
   }
 
-  @Override
-  public void handlerAdded(ChannelHandlerContext ctx) {
-    this.ctx = ctx;
-    this.channel = ctx.channel();
-    connection.streamOpened();
-  }
-
-  @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+  /** A HEADERS or DATA frame of this stream. */
+  void onFrame(Object msg) {
     connection.touch();
     if (msg instanceof Http2HeadersFrame f) {
       if (!requestSeen) {
@@ -84,6 +86,12 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
     if (msg instanceof Http2DataFrame f) {
       boolean last = f.isEndStream();
       requestEnded |= last;
+      int bytes = f.initialFlowControlledBytes();
+      if (paused == 0 || exchange == null) {
+        h2.consumed(stream, bytes);
+      } else {
+        unreturned += bytes;
+      }
       if (exchange != null) {
         exchange.fromClient(last ? new DefaultLastHttpContent(f.content()) : new DefaultHttpContent(f.content()));
       } else {
@@ -175,25 +183,25 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
     return fields > maxFields ? Failure.HEADERS_TOO_LARGE : null;
   }
 
-  @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) {
+  /** The read that gave this stream frames is over: what its exchange wrote to the backend goes out. */
+  void readComplete() {
     Exchange e = exchange;
     if (e != null) {
       e.flushToUpstream();
     }
   }
 
-  @Override
-  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+  /** The client's window for this stream (or the connection) opened or closed. */
+  void writabilityChanged() {
     Exchange e = exchange;
-    if (e != null && channel.isWritable()) {
+    if (e != null && writable()) {
       e.clientWritable();
     }
   }
 
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
-    connection.streamClosed();
+  /** The stream closed: ended both ways, reset by either side, or its connection closed. */
+  void closed() {
+    closed = true;
     Exchange e = exchange;
     exchange = null;
     if (e != null) {
@@ -201,25 +209,56 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
     }
   }
 
-  @Override
-  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    ctx.close();
-  }
-
+  /** The client's connection: the stream shares its event loop and allocator. */
   @Override
   public Channel channel() {
-    return channel;
+    return connection.channel();
+  }
+
+  /** Fairway's own answers and decoded responses, as frames of this stream. */
+  @Override
+  public void write(Object msg) {
+    if (closed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof HttpResponse r) {
+      boolean bodyless = r instanceof FullHttpResponse full && !full.content().isReadable();
+      h2.ctx().write(new DefaultHttp2HeadersFrame(HttpConversionUtil.toHttp2Headers(r, false), bodyless)
+          .stream(stream));
+      if (!(r instanceof HttpContent) || bodyless) {
+        ReferenceCountUtil.release(r);
+        return;
+      }
+    }
+    if (msg instanceof HttpContent c) {
+      boolean last = c instanceof LastHttpContent;
+      if (c.content().isReadable() || last) {
+        h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
+      } else {
+        c.release();
+      }
+    }
+  }
+
+  /** Frames made by {@link #rawHead}, {@link #rawBody} and {@link #continueMessage()}. */
+  @Override
+  public void writeRaw(Object msg) {
+    if (closed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    h2.ctx().write(msg);
   }
 
   @Override
-  public ChannelHandlerContext ctx() {
-    return ctx;
+  public void flush() {
+    h2.ctx().flush();
   }
 
-  /** Frames pass the {@code HttpObject} codec untouched, so raw heads and bodies go to the same place. */
   @Override
-  public ChannelHandlerContext wire() {
-    return ctx;
+  public boolean writable() {
+    return !closed && h2.writable(stream);
   }
 
   @Override
@@ -237,15 +276,20 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
     connection.touch();
   }
 
-  /** Stops reading this stream: its flow-control window is no longer opened, so the client holds its body. */
+  /** Stops reading this stream: its window is not given back, so the client holds the rest of its body. */
   @Override
   public void pause(int reason) {
-    paused.pause(channel, reason);
+    paused |= reason;
   }
 
   @Override
   public void resume(int reason) {
-    paused.resume(channel, reason);
+    paused &= ~reason;
+    if (paused == 0 && unreturned > 0) {
+      h2.consumed(stream, unreturned);
+      unreturned = 0;
+      h2.ctx().flush();
+    }
   }
 
   /** A malformed HTTP/2 body is a stream error Netty answers itself (the stream is reset and closes). */
@@ -259,17 +303,17 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
 
   @Override
   public Object continueMessage() {
-    return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER);
+    return new DefaultHttp2HeadersFrame(new DefaultHttp2Headers(false, 1).status(CONTINUE), false).stream(stream);
   }
 
   @Override
   public Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last) {
-    return new DefaultHttp2HeadersFrame(r.toHttp2(), last);
+    return new DefaultHttp2HeadersFrame(r.toHttp2(), last).stream(stream);
   }
 
   @Override
   public Object rawBody(ByteBuf content, boolean last) {
-    return new DefaultHttp2DataFrame(content, last);
+    return new DefaultHttp2DataFrame(content, last).stream(stream);
   }
 
   /** Fairway's own status, as on a connection but without {@code Connection} (HTTP/2 has none). */
@@ -277,18 +321,20 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
     FullHttpResponse resp = f.response(HttpVersion.HTTP_1_1, waitTimeoutMs);
     connection.touch();
-    if (unreadBody) {
-      ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE); // the rest of the body is refused
-    } else {
-      ctx.writeAndFlush(resp);
+    write(resp);
+    if (unreadBody && !closed) { // the rest of the body is refused, once the answer is out
+      h2.ctx().write(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(stream));
     }
+    flush();
     return false;
   }
 
   /** An {@code RST_STREAM}: the response cannot look complete. */
   @Override
   public void reset() {
-    channel.close();
+    if (!closed) {
+      h2.ctx().writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL).stream(stream));
+    }
   }
 
   /**
@@ -302,7 +348,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements Downstream 
       return;
     }
     exchange = null;
-    resume(ReadPauses.AWAIT | ReadPauses.UPSTREAM);
+    resume(paused);
     if (proxy.draining()) {
       connection.channel().close();
     }

@@ -3,24 +3,21 @@ package dev.fairway.proxy;
 import dev.fairway.config.EdgeLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import java.nio.charset.StandardCharsets;
 
 /**
  * HTTP/2 over cleartext by prior knowledge (RFC 9113 §3.3), first in a client connection's
  * pipeline: it reads the connection's first bytes, and if they are HTTP/2's connection preface
- * it turns the pipeline into Netty's HTTP/2 frame codec and stream multiplexer, each stream
+ * it turns the pipeline into Netty's HTTP/2 frame codec and an {@link H2Connection}, each stream
  * handled by an {@link H2Stream}. Anything else is HTTP/1.1: the handler steps aside and passes
  * the bytes on to the {@link FramingGuard}.
  *
@@ -42,14 +39,6 @@ final class H2c extends ChannelInboundHandlerAdapter {
   /** Most flushes of an HTTP/2 connection gathered into one write. */
   private static final int FLUSHES_PER_WRITE = 64;
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-
-  /** Fairway's own answers and decoded responses to frames; frames read pass it untouched. */
-  private static final Http2StreamFrameToHttpObjectCodec RESPONSES = new Http2StreamFrameToHttpObjectCodec(true, false) {
-    @Override
-    public boolean acceptInboundMessage(Object msg) {
-      return false;
-    }
-  };
 
   private final ProxyVerticle proxy;
   private final EdgeLimits limits;
@@ -109,17 +98,13 @@ final class H2c extends ChannelInboundHandlerAdapter {
         .maxHeaderListSize(limits.maxRequestLineBytes() + (long) limits.maxHeaderBytes());
     // responses of many streams, ended by many backend reads in one event-loop turn, leave in one write
     p.addBefore(ctx.name(), null, new FlushConsolidationHandler(FLUSHES_PER_WRITE, true));
-    p.addBefore(ctx.name(), null, Http2FrameCodecBuilder.forServer()
+    Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
         .initialSettings(settings)
         .validateHeaders(true)
         .gracefulShutdownTimeoutMillis(gracefulCloseMs)
-        .build());
-    p.addBefore(ctx.name(), null, new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
-      @Override
-      protected void initChannel(Channel stream) {
-        stream.pipeline().addLast(RESPONSES, new H2Stream(proxy, conn));
-      }
-    }));
+        .build();
+    p.addBefore(ctx.name(), null, codec);
+    p.addBefore(ctx.name(), null, new H2Connection(proxy, conn, codec));
     conn.switchedToH2();
     p.remove(this);
     p.fireChannelRead(buf); // from the head: the frame codec reads the preface itself
