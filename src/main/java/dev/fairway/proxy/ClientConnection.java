@@ -61,8 +61,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   private ScheduledFuture<?> idleTimer;
   /** The backend connection this one is tunnelled to (after a {@code 101}), or {@code null}. */
   private Channel tunnel;
-  /** The connection speaks HTTP/2 ({@link H2c}): its requests come as streams, not to this handler. */
-  private boolean h2;
   /** HTTP/2 streams open now. */
   private int streams;
 
@@ -175,15 +173,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
    * less).
    */
   void switchedToH2() {
-    h2 = true;
     guard = null;
     encoder = null;
     wire = null;
   }
 
-  /** Whether the connection speaks HTTP/2. */
+  /** Whether the connection speaks HTTP/2 ({@link H2c}): its requests come as streams, not to this handler. */
   boolean h2() {
-    return h2;
+    return guard == null;
   }
 
   /** An HTTP/2 stream of this connection opened. */

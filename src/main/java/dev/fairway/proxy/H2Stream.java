@@ -44,6 +44,9 @@ import java.util.function.Consumer;
  */
 final class H2Stream implements Downstream {
   private static final AsciiString CONTINUE = AsciiString.cached("100");
+  /** The {@code x-http2-*} fields Netty's conversion adds to a request; they are not the client's. */
+  private static final HttpConversionUtil.ExtensionHeaderNames[] EXTENSION_FIELDS =
+      HttpConversionUtil.ExtensionHeaderNames.values();
   private final ProxyVerticle proxy;
   private final ClientConnection connection;
   private final H2Connection h2;
@@ -74,7 +77,7 @@ final class H2Stream implements Downstream {
       if (!requestSeen) {
         requestSeen = true;
         requestEnded = f.isEndStream();
-        onRequest(f.headers(), f.stream().id());
+        onRequest(f.headers());
       } else if (f.isEndStream()) { // trailers end the body; they are dropped, as over HTTP/1.1
         requestEnded = true;
         if (exchange != null) {
@@ -107,7 +110,7 @@ final class H2Stream implements Downstream {
    * with a body becomes Netty's {@code HttpRequest}, chunked to the backend unless it gave
    * {@code content-length}.
    */
-  private void onRequest(Http2Headers h, int streamId) {
+  private void onRequest(Http2Headers h) {
     Failure bad = check(h, proxy.limits().maxRequestLineBytes(), proxy.limits().maxHeaderCount());
     if (bad != null) {
       respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded);
@@ -119,13 +122,13 @@ final class H2Stream implements Downstream {
     } else {
       HttpRequest req;
       try {
-        req = HttpConversionUtil.toHttpRequest(streamId, h, false);
+        req = HttpConversionUtil.toHttpRequest(stream.id(), h, false);
       } catch (Http2Exception | RuntimeException ex) {
         respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true);
         return;
       }
       HttpHeaders fields = req.headers();
-      for (HttpConversionUtil.ExtensionHeaderNames n : HttpConversionUtil.ExtensionHeaderNames.values()) {
+      for (HttpConversionUtil.ExtensionHeaderNames n : EXTENSION_FIELDS) {
         fields.remove(n.text());
       }
       if (!HttpUtil.isContentLengthSet(req)) {
