@@ -1,6 +1,5 @@
 package dev.fairway.testing;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -42,13 +41,7 @@ public final class RawH2 {
       OutputStream out = s.getOutputStream();
       out.write(PREFACE);
       frame(out, SETTINGS, 0, 0, new byte[0]);
-      ByteArrayOutputStream block = new ByteArrayOutputStream();
-      for (int i = 0; i < fields.length; i += 2) {
-        block.write(0); // literal field line without indexing, new name (RFC 7541 §6.2.2)
-        string(block, fields[i]);
-        string(block, fields[i + 1]);
-      }
-      byte[] b = block.toByteArray();
+      byte[] b = headerBlock(fields);
       int maxFrame = 16_384;
       for (int off = 0; off < b.length || off == 0; off += maxFrame) {
         int n = Math.min(maxFrame, b.length - off);
@@ -70,32 +63,22 @@ public final class RawH2 {
     try (Socket s = new Socket("127.0.0.1", port)) {
       s.setSoTimeout(2000);
       OutputStream out = s.getOutputStream();
-      ByteArrayOutputStream block = new ByteArrayOutputStream();
-      for (String[] f : new String[][] {{":method", "GET"}, {":path", "/"}, {":scheme", "http"}, {":authority", "a"}}) {
-        block.write(0);
-        string(block, f[0]);
-        string(block, f[1]);
-      }
+      byte[] block = headerBlock(":method", "GET", ":path", "/", ":scheme", "http", ":authority", "a");
       ByteArrayOutputStream all = new ByteArrayOutputStream();
       all.write(PREFACE);
       frame(all, SETTINGS, 0, 0, new byte[0]);
       for (int i = 0; i < n; i++) {
-        frame(all, HEADERS, 0x5, 2 * i + 1, block.toByteArray());
+        frame(all, HEADERS, 0x5, 2 * i + 1, block);
         frame(all, RST_STREAM, 0, 2 * i + 1, new byte[] {0, 0, 0, 8}); // CANCEL
       }
       out.write(all.toByteArray());
       out.flush();
       DataInputStream in = new DataInputStream(s.getInputStream());
       try {
-        while (true) {
-          int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
-          int type = in.readUnsignedByte();
-          in.skipBytes(5);
-          in.readFully(new byte[length]);
-          if (type == GOAWAY) {
-            return "goaway";
-          }
+        while (readFrame(in).type() != GOAWAY) {
+          continue;
         }
+        return "goaway";
       } catch (EOFException e) {
         return "closed";
       } catch (java.net.SocketTimeoutException e) {
@@ -108,21 +91,15 @@ public final class RawH2 {
     DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
     try {
       while (true) {
-        int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
-        int type = in.readUnsignedByte();
-        in.readUnsignedByte();
-        int stream = in.readInt() & 0x7fffffff;
-        byte[] payload = new byte[length];
-        in.readFully(payload);
-        if (type == HEADERS && stream == 1) {
-          ByteBuf buf = Unpooled.wrappedBuffer(payload);
-          Http2Headers h = decoder.decodeHeaders(1, buf);
+        Frame f = readFrame(in);
+        if (f.type() == HEADERS && f.stream() == 1) {
+          Http2Headers h = decoder.decodeHeaders(1, Unpooled.wrappedBuffer(f.payload()));
           return "status " + h.status();
         }
-        if (type == RST_STREAM && stream == 1) {
+        if (f.type() == RST_STREAM && f.stream() == 1) {
           return "reset";
         }
-        if (type == GOAWAY) {
+        if (f.type() == GOAWAY) {
           return "goaway";
         }
       }
@@ -131,6 +108,30 @@ public final class RawH2 {
     } catch (io.netty.handler.codec.http2.Http2Exception e) {
       throw new IOException(e);
     }
+  }
+
+  private record Frame(int type, int stream, byte[] payload) {
+  }
+
+  private static Frame readFrame(DataInputStream in) throws IOException {
+    int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+    int type = in.readUnsignedByte();
+    in.readUnsignedByte(); // flags
+    int stream = in.readInt() & 0x7fffffff;
+    byte[] payload = new byte[length];
+    in.readFully(payload);
+    return new Frame(type, stream, payload);
+  }
+
+  /** Field lines as HPACK literals without indexing, new names (RFC 7541 §6.2.2): any name, value or size goes. */
+  private static byte[] headerBlock(String... fields) {
+    ByteArrayOutputStream block = new ByteArrayOutputStream();
+    for (int i = 0; i < fields.length; i += 2) {
+      block.write(0);
+      string(block, fields[i]);
+      string(block, fields[i + 1]);
+    }
+    return block.toByteArray();
   }
 
   private static void frame(OutputStream out, int type, int flags, int stream, byte[] payload) throws IOException {
