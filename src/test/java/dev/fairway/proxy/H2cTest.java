@@ -233,6 +233,65 @@ class H2cTest extends VertxTestBase {
   }
 
   @Test
+  void expectContinueIsAnsweredByFairwayWithAnInterimHeadersFrameAndNotForwarded() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.body().onSuccess(body -> req.response()
+        .putHeader("x-seen", "expect=" + req.getHeader("expect") + " length=" + req.getHeader("content-length"))
+        .end("echo:" + body)));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10)).build());
+    AtomicInteger continues = new AtomicInteger();
+
+    Answer a = TestClient.onLoop(vertx, () -> h2.request(io.vertx.core.http.HttpMethod.POST, fairway.proxyPort(),
+            "127.0.0.1", "/upload")
+        .compose(req -> {
+          req.putHeader("expect", "100-continue").putHeader("content-length", "11");
+          req.continueHandler(v -> {
+            continues.incrementAndGet();
+            req.end("hello world");
+          });
+          return req.sendHead().compose(v -> req.response());
+        })
+        .compose(resp -> resp.body().map(body -> new Answer(resp.version(), resp.statusCode(), resp.getHeader("via"),
+            resp.getHeader("x-seen"), body.toString()))))
+        .await(10, TimeUnit.SECONDS);
+
+    assertThat(continues.get()).as("the body was sent only after the interim 100").isEqualTo(1);
+    assertThat(a).isEqualTo(new Answer(io.vertx.core.http.HttpVersion.HTTP_2, 200, "1.1 fairway",
+        "expect=null length=11", "echo:hello world"));
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void trailerFieldsEndTheBodyAndAreNotForwarded() throws Exception {
+    Promise<String> forwarded = Promise.promise();
+    io.vertx.core.net.NetServer backend = vertx.createNetServer().connectHandler(socket -> {
+      StringBuilder wire = new StringBuilder();
+      socket.handler(data -> {
+        wire.append(data.toString(StandardCharsets.ISO_8859_1));
+        boolean check = wire.indexOf("GET /health") == 0 && wire.indexOf("\r\n\r\n") > 0;
+        if (check || wire.indexOf("\r\n0\r\n\r\n") > 0) {
+          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+          if (!check) {
+            forwarded.tryComplete(wire.toString());
+          }
+          wire.setLength(0);
+        }
+      });
+    });
+    int port = backend.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS).actualPort();
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", port, 10)).build());
+
+    String answer = RawH2.requestWithTrailers(fairway.proxyPort(), "twelve bytes", new String[] {"x-checksum", "abc"},
+        ":method", "POST", ":path", "/t", ":scheme", "http", ":authority", "a");
+
+    assertThat(answer).isEqualTo("status 200: ok");
+    String sent = forwarded.future().await(5, TimeUnit.SECONDS);
+    assertThat(sent).startsWith("POST /t HTTP/1.1\r\n").endsWith("\r\n\r\nc\r\ntwelve bytes\r\n0\r\n\r\n")
+        .containsIgnoringCase("transfer-encoding: chunked").doesNotContainIgnoringCase("x-checksum");
+    TestFairway.assertIdleSoon(fairway);
+    backend.close();
+  }
+
+  @Test
   void aLargeResponseComesThroughWholeUnderFlowControl() throws Exception {
     byte[] data = new byte[4 << 20];
     for (int i = 0; i < data.length; i++) {

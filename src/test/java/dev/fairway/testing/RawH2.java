@@ -13,14 +13,15 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A bare HTTP/2 client over a socket, for requests a real client refuses to send: it writes the
- * preface, an empty SETTINGS frame and one HEADERS frame (every field a literal, so any name,
- * value or size goes), and reads frames until stream 1 is answered.
+ * preface, an empty SETTINGS frame and a request on stream 1 (every field a literal, so any name,
+ * value or size goes; a body comes with trailer fields), and reads frames until it is answered.
  *
  * <p>Example: {@code RawH2.request(port, ":method", "GET", ":path", "/", ":scheme", "http",
  * ":authority", "a", "x-big", "v".repeat(40_000))} is {@code "status 431"} or {@code "reset"}.
  */
 public final class RawH2 {
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final int DATA = 0;
   private static final int HEADERS = 1;
   private static final int RST_STREAM = 3;
   private static final int SETTINGS = 4;
@@ -41,16 +42,44 @@ public final class RawH2 {
       OutputStream out = s.getOutputStream();
       out.write(PREFACE);
       frame(out, SETTINGS, 0, 0, new byte[0]);
-      byte[] b = headerBlock(fields);
-      int maxFrame = 16_384;
-      for (int off = 0; off < b.length || off == 0; off += maxFrame) {
-        int n = Math.min(maxFrame, b.length - off);
-        boolean last = off + n >= b.length;
-        byte[] part = java.util.Arrays.copyOfRange(b, off, off + n);
-        frame(out, off == 0 ? HEADERS : 9, (last ? 0x4 : 0) | (off == 0 ? 0x1 : 0), 1, part);
-      }
+      headers(out, headerBlock(fields), true);
       out.flush();
-      return answer(new DataInputStream(s.getInputStream()));
+      return answer(new DataInputStream(s.getInputStream()), false);
+    }
+  }
+
+  /**
+   * Sends a request on stream 1 as a HEADERS frame, one DATA frame with {@code body} and a last
+   * HEADERS frame with the trailer fields, and says how it was answered: {@code "status N: body"},
+   * or as {@link #request}.
+   *
+   * @param trailers trailer names and values in turn
+   * @param fields names and values in turn, pseudo-header fields first
+   */
+  public static String requestWithTrailers(int port, String body, String[] trailers, String... fields)
+      throws IOException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(5000);
+      OutputStream out = s.getOutputStream();
+      out.write(PREFACE);
+      frame(out, SETTINGS, 0, 0, new byte[0]);
+      headers(out, headerBlock(fields), false);
+      frame(out, DATA, 0, 1, body.getBytes(StandardCharsets.UTF_8));
+      headers(out, headerBlock(trailers), true);
+      out.flush();
+      return answer(new DataInputStream(s.getInputStream()), true);
+    }
+  }
+
+  /** A header block on stream 1 in a HEADERS frame and as many CONTINUATION frames as it takes. */
+  private static void headers(OutputStream out, byte[] block, boolean endStream) throws IOException {
+    int maxFrame = 16_384;
+    for (int off = 0; off < block.length || off == 0; off += maxFrame) {
+      int n = Math.min(maxFrame, block.length - off);
+      boolean last = off + n >= block.length;
+      byte[] part = java.util.Arrays.copyOfRange(block, off, off + n);
+      int flags = (last ? 0x4 : 0) | (off == 0 && endStream ? 0x1 : 0);
+      frame(out, off == 0 ? HEADERS : 9, flags, 1, part);
     }
   }
 
@@ -87,14 +116,28 @@ public final class RawH2 {
     }
   }
 
-  private static String answer(DataInputStream in) throws IOException {
+  /** The answer on stream 1: its status and, if {@code withBody}, its DATA up to END_STREAM. */
+  private static String answer(DataInputStream in, boolean withBody) throws IOException {
     DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
+    String status = null;
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
     try {
       while (true) {
         Frame f = readFrame(in);
-        if (f.type() == HEADERS && f.stream() == 1) {
+        if (f.type() == HEADERS && f.stream() == 1 && status == null) {
           Http2Headers h = decoder.decodeHeaders(1, Unpooled.wrappedBuffer(f.payload()));
-          return "status " + h.status();
+          status = "status " + h.status();
+          if (!withBody || (f.flags() & 0x1) != 0) {
+            return status + (withBody ? ": " : "");
+          }
+          continue;
+        }
+        if (f.type() == DATA && f.stream() == 1) {
+          body.write(f.payload());
+          if ((f.flags() & 0x1) != 0) {
+            return status + ": " + body.toString(StandardCharsets.UTF_8);
+          }
+          continue;
         }
         if (f.type() == RST_STREAM && f.stream() == 1) {
           return "reset";
@@ -110,17 +153,17 @@ public final class RawH2 {
     }
   }
 
-  private record Frame(int type, int stream, byte[] payload) {
+  private record Frame(int type, int flags, int stream, byte[] payload) {
   }
 
   private static Frame readFrame(DataInputStream in) throws IOException {
     int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
     int type = in.readUnsignedByte();
-    in.readUnsignedByte(); // flags
+    int flags = in.readUnsignedByte();
     int stream = in.readInt() & 0x7fffffff;
     byte[] payload = new byte[length];
     in.readFully(payload);
-    return new Frame(type, stream, payload);
+    return new Frame(type, flags, stream, payload);
   }
 
   /** Field lines as HPACK literals without indexing, new names (RFC 7541 §6.2.2): any name, value or size goes. */
