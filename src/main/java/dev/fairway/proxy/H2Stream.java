@@ -2,6 +2,8 @@ package dev.fairway.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -221,27 +223,34 @@ final class H2Stream implements Downstream {
   /** Fairway's own answers and decoded responses, as frames of this stream. */
   @Override
   public void write(Object msg) {
+    send(msg);
+  }
+
+  /** {@link #write}, saying when the last frame it wrote has left; {@code null} if it wrote none. */
+  private ChannelFuture send(Object msg) {
     if (closed) {
       ReferenceCountUtil.release(msg);
-      return;
+      return null;
     }
+    ChannelFuture sent = null;
     if (msg instanceof HttpResponse r) {
       boolean bodyless = r instanceof FullHttpResponse full && !full.content().isReadable();
-      h2.ctx().write(new DefaultHttp2HeadersFrame(HttpConversionUtil.toHttp2Headers(r, false), bodyless)
+      sent = h2.ctx().write(new DefaultHttp2HeadersFrame(HttpConversionUtil.toHttp2Headers(r, false), bodyless)
           .stream(stream));
       if (!(r instanceof HttpContent) || bodyless) {
         ReferenceCountUtil.release(r);
-        return;
+        return sent;
       }
     }
     if (msg instanceof HttpContent c) {
       boolean last = c instanceof LastHttpContent;
       if (c.content().isReadable() || last) {
-        h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
+        sent = h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
       } else {
         c.release();
       }
     }
+    return sent;
   }
 
   /** Frames made by {@link #rawHead}, {@link #rawBody} and {@link #continueMessage()}. */
@@ -319,14 +328,23 @@ final class H2Stream implements Downstream {
     return new DefaultHttp2DataFrame(content, last).stream(stream);
   }
 
-  /** Fairway's own status, as on a connection but without {@code Connection} (HTTP/2 has none). */
+  /**
+   * Fairway's own status, as on a connection but without {@code Connection} (HTTP/2 has none).
+   * With the request's body still coming, a {@code RST_STREAM(NO_ERROR)} refuses the rest once
+   * the answer's last frame has left: the answer may wait for the client's window, and a reset
+   * written before it would discard it (RFC 9113 §8.1).
+   */
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
-    FullHttpResponse resp = f.response(HttpVersion.HTTP_1_1, waitTimeoutMs);
     connection.touch();
-    write(resp);
-    if (unreadBody && !closed) { // the rest of the body is refused, once the answer is out
-      h2.ctx().write(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(stream));
+    ChannelFuture sent = send(f.response(HttpVersion.HTTP_1_1, waitTimeoutMs));
+    if (unreadBody && sent != null) {
+      ChannelHandlerContext ctx = h2.ctx();
+      sent.addListener(done -> {
+        if (done.isSuccess() && !closed) {
+          ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(stream));
+        }
+      });
     }
     flush();
     return false;

@@ -354,6 +354,22 @@ class H2cTest extends VertxTestBase {
   }
 
   @Test
+  void anEarlyAnswerToAnUploadIsWholeBeforeTheStreamIsResetEvenUnderFlowControl() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end("ok"));
+    TestConfig config = TestConfig.service("api", backend("b", b.port(), 10));
+    config.lastService().getJsonObject("match").put("pathPrefix", "/api");
+    Fairway fairway = TestFairway.start(vertx, config.build());
+
+    String frames = RawH2.requestWithShutWindow(fairway.proxyPort(), 300, ":method", "POST", ":path", "/elsewhere",
+        ":scheme", "http", ":authority", "a", "content-length", "100000");
+
+    int body = Failure.NO_ROUTE.reason().length() + 1;
+    assertThat(frames).as("the 404's body waits for the client's window; the reset (NO_ERROR) comes after it")
+        .isEqualTo("HEADERS 404, DATA " + body + " END_STREAM, RST_STREAM 0");
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
   void aBackendThatDiesMidBodyResetsTheStreamNotAHalfBody() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> {
       if (!req.path().equals("/cut")) {

@@ -26,6 +26,7 @@ public final class RawH2 {
   private static final int RST_STREAM = 3;
   private static final int SETTINGS = 4;
   private static final int GOAWAY = 7;
+  private static final int WINDOW_UPDATE = 8;
 
   private RawH2() {
   }
@@ -68,6 +69,52 @@ public final class RawH2 {
       headers(out, headerBlock(trailers), true);
       out.flush();
       return answer(new DataInputStream(s.getInputStream()), true);
+    }
+  }
+
+  /**
+   * Opens stream 1 with a window of zero for the server's DATA (SETTINGS_INITIAL_WINDOW_SIZE 0),
+   * sends a request head that leaves its body to come, opens the window after {@code waitMs} and
+   * says what came on stream 1, frame by frame, until a reset or a second of silence:
+   * e.g. {@code "HEADERS 404, DATA 9 END_STREAM, RST_STREAM 0"}.
+   */
+  public static String requestWithShutWindow(int port, long waitMs, String... fields)
+      throws IOException, InterruptedException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(1000);
+      OutputStream out = s.getOutputStream();
+      out.write(PREFACE);
+      frame(out, SETTINGS, 0, 0, new byte[] {0, 4, 0, 0, 0, 0}); // SETTINGS_INITIAL_WINDOW_SIZE = 0
+      headers(out, headerBlock(fields), false);
+      out.flush();
+      Thread.sleep(waitMs);
+      frame(out, WINDOW_UPDATE, 0, 1, new byte[] {0, 0, (byte) 0xff, (byte) 0xff});
+      out.flush();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
+      java.util.List<String> seen = new java.util.ArrayList<>();
+      try {
+        while (true) {
+          Frame f = readFrame(in);
+          if (f.stream() != 1) {
+            continue;
+          }
+          String end = (f.flags() & 0x1) != 0 ? " END_STREAM" : "";
+          switch (f.type()) {
+            case HEADERS -> seen.add("HEADERS " + decoder.decodeHeaders(1, Unpooled.wrappedBuffer(f.payload())).status() + end);
+            case DATA -> seen.add("DATA " + f.payload().length + end);
+            case RST_STREAM -> {
+              seen.add("RST_STREAM " + new DataInputStream(new java.io.ByteArrayInputStream(f.payload())).readInt());
+              return String.join(", ", seen);
+            }
+            default -> seen.add("type " + f.type());
+          }
+        }
+      } catch (java.net.SocketTimeoutException | EOFException e) {
+        return String.join(", ", seen);
+      } catch (io.netty.handler.codec.http2.Http2Exception e) {
+        throw new IOException(e);
+      }
     }
   }
 
