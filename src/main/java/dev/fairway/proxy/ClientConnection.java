@@ -63,6 +63,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   private Channel tunnel;
   /** HTTP/2 streams open now. */
   private int streams;
+  /** The connection's streams once it speaks HTTP/2, else {@code null}. */
+  private H2Connection h2Streams;
 
   ClientConnection(ProxyVerticle proxy, FramingGuard guard, HeadAwareCodecs.ResponseEncoder encoder) {
     this.proxy = proxy;
@@ -168,11 +170,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   }
 
   /**
-   * The connection now speaks HTTP/2: it carries streams, each its own {@link Downstream}. The
+   * The connection now speaks HTTP/2: it carries streams ({@code h2}), each its own {@link Downstream}. The
    * HTTP/1.1 handlers, gone from the pipeline, are let go of (an idle HTTP/2 connection keeps
    * less).
    */
-  void switchedToH2() {
+  void switchedToH2(H2Connection h2) {
+    h2Streams = h2;
     guard = null;
     encoder = null;
     wire = null;
@@ -198,7 +201,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   /**
    * Closes the connection once nothing was read or sent for {@code idleTimeoutMs}: a timer ticks
    * every quarter of it and the connection closes after four quiet ticks in a row, so within
-   * 1.25 times the timeout, without a timestamp taken per read or write.
+   * 1.25 times the timeout, without a timestamp taken per read or write. Over HTTP/2 each stream
+   * is timed out the same way on its own ({@link H2Connection#idleTick}).
    */
   private void scheduleIdleTick(long tickNanos) {
     idleTimer = channel.eventLoop().schedule(() -> {
@@ -211,6 +215,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       } else if (++quietTicks >= IDLE_TICKS) {
         channel.close();
         return;
+      }
+      if (h2Streams != null) {
+        h2Streams.idleTick(IDLE_TICKS);
       }
       scheduleIdleTick(tickNanos);
     }, tickNanos, TimeUnit.NANOSECONDS);

@@ -65,6 +65,25 @@ final class H2Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * An idle-timeout tick ({@link ClientConnection}): a stream quiet for {@code ticks} ticks in a
+   * row is reset ({@code CANCEL}), which ends its exchange and frees its slot and backend.
+   */
+  void idleTick(int ticks) {
+    List<H2Stream> quiet = null;
+    for (H2Stream s : streams.values()) {
+      if (s.quietFor(ticks)) {
+        if (quiet == null) {
+          quiet = new ArrayList<>();
+        }
+        quiet.add(s);
+      }
+    }
+    if (quiet != null) {
+      quiet.forEach(H2Stream::reset); // after the loop: a reset closes the stream, which leaves the map
+    }
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (!(msg instanceof Http2HeadersFrame || msg instanceof Http2DataFrame)) {

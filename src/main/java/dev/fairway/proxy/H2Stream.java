@@ -64,6 +64,9 @@ final class H2Stream implements Downstream {
   private int unreturned;
   /** Given frames in the read under way ({@link H2Connection}'s bookkeeping). */
   boolean inRead;
+  /** Whether a frame came or the response moved since the last idle tick, and quiet ticks in a row. */
+  private boolean activity = true;
+  private int quietTicks;
 
   H2Stream(ProxyVerticle proxy, ClientConnection connection, H2Connection h2, Http2FrameStream stream) {
     this.proxy = proxy;
@@ -74,7 +77,7 @@ final class H2Stream implements Downstream {
 
   /** A HEADERS or DATA frame of this stream. */
   void onFrame(Object msg) {
-    connection.touch();
+    touch();
     if (msg instanceof Http2HeadersFrame f) {
       if (!requestSeen) {
         requestSeen = true;
@@ -285,7 +288,22 @@ final class H2Stream implements Downstream {
 
   @Override
   public void touch() {
+    activity = true;
     connection.touch();
+  }
+
+  /**
+   * An idle-timeout tick of the connection: whether this stream has now been quiet for
+   * {@code ticks} ticks in a row. The connection's other streams keep it open, so a stream whose
+   * client stopped reading or sending is timed out on its own.
+   */
+  boolean quietFor(int ticks) {
+    if (activity) {
+      activity = false;
+      quietTicks = 0;
+      return false;
+    }
+    return ++quietTicks >= ticks;
   }
 
   /** Stops reading this stream: its window is not given back, so the client holds the rest of its body. */
@@ -336,7 +354,7 @@ final class H2Stream implements Downstream {
    */
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
-    connection.touch();
+    touch();
     ChannelFuture sent = send(f.response(HttpVersion.HTTP_1_1, waitTimeoutMs));
     if (unreadBody && sent != null) {
       ChannelHandlerContext ctx = h2.ctx();

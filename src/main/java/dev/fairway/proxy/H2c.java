@@ -104,8 +104,9 @@ final class H2c extends ChannelInboundHandlerAdapter {
         .gracefulShutdownTimeoutMillis(gracefulCloseMs)
         .build();
     p.addBefore(ctx.name(), null, codec);
-    p.addBefore(ctx.name(), null, new H2Connection(proxy, conn, codec));
-    conn.switchedToH2();
+    H2Connection streams = new H2Connection(proxy, conn, codec);
+    p.addBefore(ctx.name(), null, streams);
+    conn.switchedToH2(streams);
     p.remove(this);
     p.fireChannelRead(buf); // from the head: the frame codec reads the preface itself
     // a stream waiting for a slot is not read, so its body holds part of the connection's window:

@@ -425,6 +425,49 @@ class H2cTest extends VertxTestBase {
   }
 
   @Test
+  void aStreamWhoseClientStoppedReadingIsResetAfterTheIdleTimeoutWhileItsBusyConnectionStaysOpen() throws Exception {
+    byte[] big = new byte[4 << 20];
+    TestBackend b = TestBackend.start(vertx, req -> req.response()
+        .end(req.path().equals("/big") ? Buffer.buffer(big) : Buffer.buffer("ok")));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 10))
+        .proxy("idleTimeoutMs", 400).build());
+    int port = fairway.proxyPort();
+    HttpClientAgent client = vertx.httpClientBuilder()
+        .with(new HttpClientOptions().setProtocolVersion(io.vertx.core.http.HttpVersion.HTTP_2)
+            .setHttp2ClearTextUpgrade(false).setHttp2ConnectionWindowSize(16 << 20))
+        .with(new PoolOptions().setHttp2MaxSize(1))
+        .withConnectHandler(c -> {
+          connections.incrementAndGet();
+          c.closeHandler(v -> closed.incrementAndGet());
+        })
+        .build();
+
+    Promise<String> stuck = Promise.promise();
+    TestClient.onLoop(vertx, () -> client.request(io.vertx.core.http.HttpMethod.GET, port, "127.0.0.1", "/big")
+        .compose(req -> req.send())
+        .onSuccess(resp -> {
+          resp.pause(); // reads nothing more: the stream's window is never given back
+          resp.exceptionHandler(e -> stuck.tryComplete(e.getClass().getSimpleName()));
+          resp.endHandler(v -> stuck.tryComplete("ended"));
+        })).await(5, TimeUnit.SECONDS);
+    List<String> others = new ArrayList<>();
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
+    while (System.nanoTime() < until) { // the connection is never quiet for 100 ms
+      others.add(TestClient.onLoop(vertx, () -> client.request(io.vertx.core.http.HttpMethod.GET, port, "127.0.0.1",
+              "/small")
+          .compose(req -> req.send()).compose(resp -> resp.body().map(Buffer::toString)))
+          .await(5, TimeUnit.SECONDS));
+      Thread.sleep(50);
+    }
+
+    assertThat(stuck.future().await(5, TimeUnit.SECONDS)).isEqualTo("StreamResetException");
+    assertThat(others).isNotEmpty().containsOnly("ok");
+    assertThat(connections.get() + " connection, " + closed.get() + " closed").isEqualTo("1 connection, 0 closed");
+    TestFairway.assertIdleSoon(fairway);
+    client.close();
+  }
+
+  @Test
   void aRapidResetFloodEndsTheConnectionAndLeavesNoSlotTaken() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> vertx.setTimer(50, t -> req.response().end("ok")));
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 1000)).build());
