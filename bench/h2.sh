@@ -7,12 +7,15 @@
 #
 # Environment (defaults in brackets):
 #   ROUNDS [3] CONNS [50] DURATION [5] (seconds) PATHS ["/ /64k"] H2LOAD_THREADS [2]
+#   WARMUP [15] (seconds of h2m10 and of h1 per path before the rounds: Fairway's HTTP/2 path
+#   takes ~30 s of load before the JIT settles, see docs/benchmarks.md, session 7)
 #   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31200]  MAX_LOAD [4] LOAD_WAIT [30]
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
 CONNS=${CONNS:-50}
 DURATION=${DURATION:-5}
+WARMUP=${WARMUP:-15}
 PATHS=${PATHS:-"/ /64k"}
 H2LOAD_THREADS=${H2LOAD_THREADS:-2}
 BASE_PORT=${BASE_PORT:-31200}
@@ -58,15 +61,15 @@ probe haproxy-h2c "$H2P" --http2-prior-knowledge
 probe haproxy-h1 "$H1P" --http2
 echo
 
-# h2load_run PORT PATH MODE: prints "rps succeeded failed mean_ms"
+# h2load_run PORT PATH MODE [SECONDS]: prints "rps succeeded failed mean_ms"
 h2load_run() {
-  local port=$1 path=$2 mode=$3 args out
+  local port=$1 path=$2 mode=$3 secs=${4:-$DURATION} args out
   case $mode in
     h2m10) args=(-m 10) ;;
     h2m1) args=(-m 1) ;;
     h1) args=(--h1 -m 1) ;;
   esac
-  out=$(timeout $(( DURATION + 40 )) h2load -t "$H2LOAD_THREADS" -c "$CONNS" -D "$DURATION" "${args[@]}" \
+  out=$(timeout $(( secs + 40 )) h2load -t "$H2LOAD_THREADS" -c "$CONNS" -D "$secs" "${args[@]}" \
         "http://$HOST:$port$path" 2>&1) || true
   awk '
     function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
@@ -84,7 +87,7 @@ declare -A PORT_OF=([fairway]=$FP [haproxy]=$H2P)
 RAW=$WORK/raw.tsv
 : > "$RAW"
 for path in $PATHS; do   # warm-up
-  h2load_run "$FP" "$path" h2m10 > /dev/null; h2load_run "$FP" "$path" h1 > /dev/null
+  h2load_run "$FP" "$path" h2m10 "$WARMUP" > /dev/null; h2load_run "$FP" "$path" h1 "$WARMUP" > /dev/null
 done
 for (( r = 1; r <= ROUNDS; r++ )); do
   if (( r % 2 )); then order="haproxy fairway"; else order="fairway haproxy"; fi
