@@ -15,7 +15,7 @@
 # Environment (defaults in brackets): VARIANTS [required]  ROUNDS [3]  DURATION [8s]  CONNS [50]
 #   H2_STREAMS [unset: wrk over HTTP/1.1; N: h2load over h2c with N streams per connection, and
 #   the p99 column is h2load's mean request time]
-#   URLPATH [/]  WARMUP [5s]  PERF [0]  BASE_PORT [32000]: backends BASE+1, BASE+2, variant i on
+#   URLPATH [/]  WARMUP [5s; 20s with H2_STREAMS, see bench/warmup.sh]  PERF [0]  BASE_PORT [32000]: backends BASE+1, BASE+2, variant i on
 #   BASE+100+i, its admin on BASE+200+i
 # Every process it starts is stopped on exit (trap); loopback only.
 set -euo pipefail
@@ -25,7 +25,7 @@ ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-8s}
 CONNS=${CONNS:-50}
 URLPATH=${URLPATH:-/}
-WARMUP=${WARMUP:-5s}
+WARMUP=${WARMUP:-$([[ -n ${H2_STREAMS:-} ]] && echo 20s || echo 5s)}
 PERF=${PERF:-0}
 BASE_PORT=${BASE_PORT:-32000}
 DEFAULT_OPTS="-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"

@@ -9,7 +9,7 @@
 #   H2_STREAMS=10 bench/profile.sh      (h2load over h2c, 10 streams per connection, instead of wrk)
 #
 # Environment (defaults in brackets): DURATION [10s] (perf records 6 s in its middle)  CONNS [50]
-#   URLPATH [/]  WARMUP [8s]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]
+#   URLPATH [/]  WARMUP [8s; 30s with H2_STREAMS: the JIT settles later on HTTP/2, bench/warmup.sh]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]
 #   JAVA_OPTS [bench/throughput.sh's flags]  JAR [target/fairway.jar] (e.g. a build of an earlier commit)
 #   BASE_PORT [31500]: backends BASE+1, BASE+2, Fairway
 #   BASE+81, admin BASE+91
@@ -19,7 +19,7 @@ set -euo pipefail
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-50}
 URLPATH=${URLPATH:-/}
-WARMUP=${WARMUP:-8s}
+WARMUP=${WARMUP:-$([[ -n ${H2_STREAMS:-} ]] && echo 30s || echo 8s)}
 TOP=${TOP:-40}
 BASE_PORT=${BASE_PORT:-31500}
 JAVA_OPTS=${JAVA_OPTS:-"-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"}
