@@ -170,9 +170,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   }
 
   /**
-   * The connection now speaks HTTP/2: it carries streams ({@code h2}), each its own {@link Downstream}. The
-   * HTTP/1.1 handlers, gone from the pipeline, are let go of (an idle HTTP/2 connection keeps
-   * less).
+   * The connection now speaks HTTP/2: {@code h2} carries its streams, each its own
+   * {@link Downstream}. The HTTP/1.1 handlers, gone from the pipeline, are let go of (an idle
+   * HTTP/2 connection keeps less).
    */
   void switchedToH2(H2Connection h2) {
     h2Streams = h2;
