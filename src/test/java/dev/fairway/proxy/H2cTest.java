@@ -262,33 +262,82 @@ class H2cTest extends VertxTestBase {
 
   @Test
   void trailerFieldsEndTheBodyAndAreNotForwarded() throws Exception {
-    Promise<String> forwarded = Promise.promise();
-    io.vertx.core.net.NetServer backend = vertx.createNetServer().connectHandler(socket -> {
-      StringBuilder wire = new StringBuilder();
-      socket.handler(data -> {
-        wire.append(data.toString(StandardCharsets.ISO_8859_1));
-        boolean check = wire.indexOf("GET /health") == 0 && wire.indexOf("\r\n\r\n") > 0;
-        if (check || wire.indexOf("\r\n0\r\n\r\n") > 0) {
-          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
-          if (!check) {
-            forwarded.tryComplete(wire.toString());
-          }
-          wire.setLength(0);
-        }
-      });
-    });
-    int port = backend.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS).actualPort();
+    List<String> wire = java.util.Collections.synchronizedList(new ArrayList<>());
+    int port = recordingBackend(wire);
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", port, 10)).build());
 
-    String answer = RawH2.requestWithTrailers(fairway.proxyPort(), "twelve bytes", new String[] {"x-checksum", "abc"},
+    String answer = RawH2.requestWithBody(fairway.proxyPort(), "twelve bytes", new String[] {"x-checksum", "abc"},
         ":method", "POST", ":path", "/t", ":scheme", "http", ":authority", "a");
 
     assertThat(answer).isEqualTo("status 200: ok");
-    String sent = forwarded.future().await(5, TimeUnit.SECONDS);
-    assertThat(sent).startsWith("POST /t HTTP/1.1\r\n").endsWith("\r\n\r\nc\r\ntwelve bytes\r\n0\r\n\r\n")
-        .containsIgnoringCase("transfer-encoding: chunked").doesNotContainIgnoringCase("x-checksum");
+    assertThat(wire).singleElement().satisfies(sent -> assertThat(sent).startsWith("POST /t HTTP/1.1\r\n")
+        .endsWith("\r\n\r\nc\r\ntwelve bytes\r\n0\r\n\r\n").containsIgnoringCase("transfer-encoding: chunked")
+        .doesNotContainIgnoringCase("x-checksum"));
     TestFairway.assertIdleSoon(fairway);
-    backend.close();
+  }
+
+  @Test
+  void bodiesThatContradictTheirFramingNeverReachTheBackendAndHostComesFromTheAuthority() throws Exception {
+    List<String> wire = java.util.Collections.synchronizedList(new ArrayList<>());
+    int port = recordingBackend(wire);
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", port, 10)).build());
+    String smuggled = "GET /smuggled HTTP/1.1\r\nhost: a\r\n\r\n";
+    String[] noTrailers = new String[0];
+
+    String clOver = RawH2.requestWithBody(fairway.proxyPort(), "hello" + smuggled, noTrailers,
+        ":method", "POST", ":path", "/cl-over", ":scheme", "http", ":authority", "a", "content-length", "5");
+    String clUnder = RawH2.requestWithBody(fairway.proxyPort(), "hello", noTrailers,
+        ":method", "POST", ":path", "/cl-under", ":scheme", "http", ":authority", "a", "content-length", "50");
+    String te = RawH2.requestWithBody(fairway.proxyPort(), "0\r\n\r\n" + smuggled, noTrailers,
+        ":method", "POST", ":path", "/te", ":scheme", "http", ":authority", "a", "transfer-encoding", "chunked");
+    String twoHostsBody = RawH2.requestWithBody(fairway.proxyPort(), "hello", noTrailers,
+        ":method", "POST", ":path", "/two-hosts-body", ":scheme", "http", ":authority", "a", "host", "b");
+    String twoHosts = RawH2.request(fairway.proxyPort(),
+        ":method", "GET", ":path", "/two-hosts", ":scheme", "http", ":authority", "a", "host", "b");
+    TestFairway.assertIdleSoon(fairway);
+    Thread.sleep(300); // the recording backend writes down what it got 150 ms after the last byte
+
+    assertThat(List.of(clOver, clUnder, te)).allMatch(a -> a.equals("reset") || a.equals("goaway"));
+    assertThat(twoHostsBody + ", " + twoHosts).isEqualTo("status 200: ok, status 200");
+    assertThat(String.join("", wire)).doesNotContain("/smuggled").doesNotContain("hello" + "GET")
+        .doesNotContain("POST /te ");
+    assertThat(wire).filteredOn(w -> w.contains("POST /cl-")).hasSize(2)
+        .allMatch(w -> w.startsWith("closed before an answer: ") && w.endsWith("\r\n\r\n"), "the head alone");
+    assertThat(wire).filteredOn(w -> w.contains("/two-hosts")).hasSize(2)
+        .allMatch(w -> hostLines(w).equals(List.of("a")), "one Host, from :authority");
+  }
+
+  private static List<String> hostLines(String head) {
+    return head.lines().filter(l -> l.regionMatches(true, 0, "host:", 0, 5)).map(l -> l.substring(5).trim()).toList();
+  }
+
+  /**
+   * A backend that writes down each connection's bytes 150 ms after the last of them came (or
+   * "closed before an answer: " and the bytes, if Fairway closed it first), then answers
+   * {@code ok} and closes; health checks are answered and not written down.
+   */
+  private int recordingBackend(List<String> wire) throws Exception {
+    io.vertx.core.net.NetServer backend = vertx.createNetServer().connectHandler(socket -> {
+      StringBuilder got = new StringBuilder();
+      long[] timer = {-1};
+      socket.handler(data -> {
+        got.append(data.toString(StandardCharsets.ISO_8859_1));
+        vertx.cancelTimer(timer[0]);
+        timer[0] = vertx.setTimer(150, t -> {
+          if (got.indexOf("GET /health") != 0) {
+            wire.add(got.toString());
+          }
+          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+              .onComplete(v -> socket.close());
+        });
+      });
+      socket.closeHandler(v -> {
+        if (vertx.cancelTimer(timer[0]) && got.indexOf("GET /health") != 0) {
+          wire.add("closed before an answer: " + got);
+        }
+      });
+    });
+    return backend.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS).actualPort();
   }
 
   @Test

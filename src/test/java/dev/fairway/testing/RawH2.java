@@ -50,14 +50,14 @@ public final class RawH2 {
   }
 
   /**
-   * Sends a request on stream 1 as a HEADERS frame, one DATA frame with {@code body} and a last
-   * HEADERS frame with the trailer fields, and says how it was answered: {@code "status N: body"},
-   * or as {@link #request}.
+   * Sends a request on stream 1 as a HEADERS frame, one DATA frame with {@code body} and, if
+   * there are any, a last HEADERS frame with the trailer fields, and says how it was answered:
+   * {@code "status N: body"}, or as {@link #request}.
    *
-   * @param trailers trailer names and values in turn
+   * @param trailers trailer names and values in turn; none: the DATA frame ends the stream
    * @param fields names and values in turn, pseudo-header fields first
    */
-  public static String requestWithTrailers(int port, String body, String[] trailers, String... fields)
+  public static String requestWithBody(int port, String body, String[] trailers, String... fields)
       throws IOException {
     try (Socket s = new Socket("127.0.0.1", port)) {
       s.setSoTimeout(5000);
@@ -65,8 +65,10 @@ public final class RawH2 {
       out.write(PREFACE);
       frame(out, SETTINGS, 0, 0, new byte[0]);
       headers(out, headerBlock(fields), false);
-      frame(out, DATA, 0, 1, body.getBytes(StandardCharsets.UTF_8));
-      headers(out, headerBlock(trailers), true);
+      frame(out, DATA, trailers.length == 0 ? 0x1 : 0, 1, body.getBytes(StandardCharsets.UTF_8));
+      if (trailers.length > 0) {
+        headers(out, headerBlock(trailers), true);
+      }
       out.flush();
       return answer(new DataInputStream(s.getInputStream()), true);
     }
