@@ -152,7 +152,9 @@ final class H2Stream implements Downstream {
    * What an HTTP/1.1 request head could not carry, and the guard would have refused: no
    * {@code :method} or {@code :path} (so no {@code CONNECT}), a method that is no token, a
    * target or field value with control characters (RFC 9113 §8.2.1), a target or a field count
-   * over the limits; {@code null} if none. Netty's codec has checked the field names already.
+   * over the limits; and what HTTP/2 forbids, a {@code :path} that is neither an absolute path nor
+   * {@code *} for {@code OPTIONS} (RFC 9113 §8.3.1); {@code null} if none. Netty's codec has
+   * checked the field names already.
    */
   static Failure check(Http2Headers h, int maxTargetBytes, int maxFields) {
     CharSequence method = h.method();
@@ -162,6 +164,10 @@ final class H2Stream implements Downstream {
     }
     if (path.length() > maxTargetBytes) {
       return Failure.URI_TOO_LONG;
+    }
+    if (path.charAt(0) != '/' && !(path.length() == 1 && path.charAt(0) == '*' && AsciiString.contentEquals(method,
+        "OPTIONS"))) {
+      return Failure.MALFORMED_REQUEST; // not an absolute path, nor OPTIONS's "*": no absolute form over HTTP/2
     }
     for (int i = 0; i < method.length(); i++) {
       if (!HeadCheck.isTokenChar(method.charAt(i))) {

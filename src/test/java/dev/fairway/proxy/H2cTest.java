@@ -134,10 +134,15 @@ class H2cTest extends VertxTestBase {
             "x-injected", "v\r\nX-Smuggled: 1"),
         RawH2.request(port, ":method", "GET", ":path", "/", ":scheme", "http", ":authority", "a",
             "connection", "close"),
-        RawH2.request(port, ":method", "G(T", ":path", "/", ":scheme", "http", ":authority", "a"));
+        RawH2.request(port, ":method", "G(T", ":path", "/", ":scheme", "http", ":authority", "a"),
+        RawH2.request(port, ":method", "GET", ":path", "evil/x", ":scheme", "http", ":authority", "a"),
+        RawH2.request(port, ":method", "GET", ":path", "http://evil/x", ":scheme", "http", ":authority", "a"),
+        RawH2.request(port, ":method", "OPTIONS", ":path", "*", ":scheme", "http", ":authority", "a"));
 
-    // a head a little over maxRequestLineBytes + maxHeaderBytes gets 431; far over, the connection is refused
-    assertThat(answers).containsExactly("status 200", "status 431", "goaway", "status 414", "status 400", "reset", "status 400");
+    // a head a little over maxRequestLineBytes + maxHeaderBytes gets 431; far over, the connection is refused;
+    // a :path is an absolute path (RFC 9113 §8.3.1), or "*" for OPTIONS (which no service's prefix matches)
+    assertThat(answers).containsExactly("status 200", "status 431", "goaway", "status 414", "status 400", "reset",
+        "status 400", "status 400", "status 400", "status 404");
     assertThat(b.requests()).isEqualTo(1);
   }
 
@@ -590,6 +595,9 @@ class H2cTest extends VertxTestBase {
     assertThat(check("GET", "/ok", "a", "v\0")).isEqualTo(Failure.MALFORMED_REQUEST);
     assertThat(check("G(T", "/ok", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
     assertThat(check("GET", null, "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "http://other/ok", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("GET", "*", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
+    assertThat(check("OPTIONS", "*", "a", "b")).isNull();
     assertThat(check("GET", "/ok", "a", "1", "b", "2", "c", "3")).isNull();
     assertThat(check("GET", "/ok", "a", "1", "b", "2", "c", "3", "d", "4")).isEqualTo(Failure.HEADERS_TOO_LARGE);
   }
