@@ -30,9 +30,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/bench/lib/common.sh"
 H2_STREAMS=${H2_STREAMS:-}
 for tool in wrk nginx java jcmd perf curl awk ${H2_STREAMS:+h2load}; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
-JAR=${JAR:-}
-if [[ -z $JAR ]]; then ensure_jar; JAR=$ROOT/target/fairway.jar; fi
-[[ -f $JAR ]] || die "no such jar '$JAR'"
+resolve_jar
 
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$FP" "$AP"

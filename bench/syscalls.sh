@@ -33,9 +33,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
 for tool in wrk nginx haproxy java perf curl; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
-JAR=${JAR:-}
-if [[ -z $JAR ]]; then ensure_jar; JAR=$ROOT/target/fairway.jar; fi
-[[ -f $JAR ]] || die "no such jar '$JAR'"
+resolve_jar
 
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); HP=$((BASE_PORT + 80)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$HP" "$FP" "$AP"

@@ -50,6 +50,14 @@ ensure_jar() {
   fi
 }
 
+# resolve_jar: JAR (another build of Fairway, e.g. one made at an earlier commit), or
+# target/fairway.jar, built if missing; dies if JAR names no file
+resolve_jar() {
+  JAR=${JAR:-}
+  if [[ -z $JAR ]]; then ensure_jar; JAR=$ROOT/target/fairway.jar; fi
+  [[ -f $JAR ]] || die "no such jar '$JAR'"
+}
+
 # start_nginx I PORT: nginx backend I (one worker) on PORT: / -> "hello\n", /64k -> 65536 bytes
 start_nginx() {
   local i=$1 port=$2 dir=$WORK/nginx$1

@@ -268,8 +268,7 @@ class H2cTest extends VertxTestBase {
   @Test
   void trailerFieldsEndTheBodyAndAreNotForwarded() throws Exception {
     List<String> wire = java.util.Collections.synchronizedList(new ArrayList<>());
-    int port = recordingBackend(wire);
-    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", port, 10)).build());
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", recordingBackend(wire), 10)).build());
 
     String answer = RawH2.requestWithBody(fairway.proxyPort(), "twelve bytes", new String[] {"x-checksum", "abc"},
         ":method", "POST", ":path", "/t", ":scheme", "http", ":authority", "a");
@@ -281,11 +280,15 @@ class H2cTest extends VertxTestBase {
     TestFairway.assertIdleSoon(fairway);
   }
 
+  /**
+   * The HTTP/2-to-HTTP/1.1 downgrade attacks ("H2.CL", "H2.TE"): a body longer or shorter than
+   * its {@code content-length}, or a {@code transfer-encoding} field, must never let bytes of the
+   * body reach the backend as the start of another request on a pooled connection.
+   */
   @Test
   void bodiesThatContradictTheirFramingNeverReachTheBackendAndHostComesFromTheAuthority() throws Exception {
     List<String> wire = java.util.Collections.synchronizedList(new ArrayList<>());
-    int port = recordingBackend(wire);
-    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", port, 10)).build());
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", recordingBackend(wire), 10)).build());
     String smuggled = "GET /smuggled HTTP/1.1\r\nhost: a\r\n\r\n";
     String[] noTrailers = new String[0];
 
