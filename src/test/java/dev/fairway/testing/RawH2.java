@@ -39,10 +39,7 @@ public final class RawH2 {
    */
   public static String request(int port, String... fields) throws IOException {
     try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(5000);
-      OutputStream out = s.getOutputStream();
-      out.write(PREFACE);
-      frame(out, SETTINGS, 0, 0, new byte[0]);
+      OutputStream out = open(s, 5000, new byte[0]);
       headers(out, headerBlock(fields), true);
       out.flush();
       return answer(new DataInputStream(s.getInputStream()), false);
@@ -60,10 +57,7 @@ public final class RawH2 {
   public static String requestWithBody(int port, String body, String[] trailers, String... fields)
       throws IOException {
     try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(5000);
-      OutputStream out = s.getOutputStream();
-      out.write(PREFACE);
-      frame(out, SETTINGS, 0, 0, new byte[0]);
+      OutputStream out = open(s, 5000, new byte[0]);
       headers(out, headerBlock(fields), false);
       frame(out, DATA, trailers.length == 0 ? 0x1 : 0, 1, body.getBytes(StandardCharsets.UTF_8));
       if (trailers.length > 0) {
@@ -83,10 +77,7 @@ public final class RawH2 {
   public static String requestWithShutWindow(int port, long waitMs, String... fields)
       throws IOException, InterruptedException {
     try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(1000);
-      OutputStream out = s.getOutputStream();
-      out.write(PREFACE);
-      frame(out, SETTINGS, 0, 0, new byte[] {0, 4, 0, 0, 0, 0}); // SETTINGS_INITIAL_WINDOW_SIZE = 0
+      OutputStream out = open(s, 1000, new byte[] {0, 4, 0, 0, 0, 0}); // SETTINGS_INITIAL_WINDOW_SIZE = 0
       headers(out, headerBlock(fields), false);
       out.flush();
       Thread.sleep(waitMs);
@@ -118,6 +109,15 @@ public final class RawH2 {
         throw new IOException(e);
       }
     }
+  }
+
+  /** Sets the read timeout and writes the preface and a SETTINGS frame with {@code settings}. */
+  private static OutputStream open(Socket s, int timeoutMs, byte[] settings) throws IOException {
+    s.setSoTimeout(timeoutMs);
+    OutputStream out = s.getOutputStream();
+    out.write(PREFACE);
+    frame(out, SETTINGS, 0, 0, settings);
+    return out;
   }
 
   /** A header block on stream 1 in a HEADERS frame and as many CONTINUATION frames as it takes. */
