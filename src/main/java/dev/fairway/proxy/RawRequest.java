@@ -27,6 +27,8 @@ import java.util.Map;
  */
 final class RawRequest {
   private static final byte[] HTTP_11_LINE_END = ascii(" HTTP/1.1\r\n");
+  private static final byte[] HOST_PREFIX = ascii("host: ");
+  private static final byte[] COOKIE_PREFIX = ascii("cookie: ");
 
   /** The head, from its request line to its blank line: a copy, kept for a retry and the access log. */
   private final byte[] head;
@@ -80,26 +82,86 @@ final class RawRequest {
    */
   static RawRequest ofHttp2(Http2Headers h) {
     CharSequence authority = h.authority();
-    StringBuilder head = new StringBuilder(256).append(h.method()).append(' ').append(h.path()).append(" HTTP/1.1\r\n");
+    int length = h.method().length() + 1 + h.path().length() + HTTP_11_LINE_END.length + 2;
     if (authority != null) {
-      head.append("host: ").append(authority).append("\r\n");
+      length += HOST_PREFIX.length + authority.length() + 2;
     }
-    StringBuilder cookies = null;
+    int cookies = 0;
     for (Map.Entry<CharSequence, CharSequence> f : h) {
       CharSequence name = f.getKey();
-      if (name.length() > 0 && name.charAt(0) == ':' || authority != null && AsciiString.contentEquals(name, "host")) {
+      if (!forwarded(name, authority)) {
         continue;
       }
       if (AsciiString.contentEquals(name, "cookie")) {
-        cookies = cookies == null ? new StringBuilder(f.getValue()) : cookies.append("; ").append(f.getValue());
-        continue;
+        length += (cookies++ == 0 ? COOKIE_PREFIX.length + 2 : 2) + f.getValue().length();
+      } else {
+        length += name.length() + 2 + f.getValue().length() + 2;
       }
-      head.append(name).append(": ").append(f.getValue()).append("\r\n");
     }
-    if (cookies != null) {
-      head.append("cookie: ").append(cookies).append("\r\n");
+    byte[] b = new byte[length]; // the exact size: no builder, no string, one array
+    int at = put(b, 0, h.method());
+    b[at++] = ' ';
+    at = put(b, at, h.path());
+    System.arraycopy(HTTP_11_LINE_END, 0, b, at, HTTP_11_LINE_END.length);
+    at += HTTP_11_LINE_END.length;
+    if (authority != null) {
+      at = crlf(b, put(b, put(b, at, HOST_PREFIX), authority));
     }
-    return new RawRequest(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+    for (Map.Entry<CharSequence, CharSequence> f : h) {
+      CharSequence name = f.getKey();
+      if (forwarded(name, authority) && !AsciiString.contentEquals(name, "cookie")) {
+        at = put(b, at, name);
+        b[at++] = ':';
+        b[at++] = ' ';
+        at = crlf(b, put(b, at, f.getValue()));
+      }
+    }
+    if (cookies > 0) {
+      at = put(b, at, COOKIE_PREFIX);
+      boolean first = true;
+      for (Map.Entry<CharSequence, CharSequence> f : h) {
+        if (forwarded(f.getKey(), authority) && AsciiString.contentEquals(f.getKey(), "cookie")) {
+          if (!first) {
+            b[at++] = ';';
+            b[at++] = ' ';
+          }
+          first = false;
+          at = put(b, at, f.getValue());
+        }
+      }
+      at = crlf(b, at);
+    }
+    crlf(b, at);
+    return new RawRequest(b);
+  }
+
+  /** Whether an HTTP/2 field goes into the HTTP/1.1 head as a field: no pseudo-header, no {@code host} beside {@code :authority}. */
+  private static boolean forwarded(CharSequence name, CharSequence authority) {
+    return !(name.length() > 0 && name.charAt(0) == ':' || authority != null && AsciiString.contentEquals(name, "host"));
+  }
+
+  /** Writes {@code s}, whose chars are bytes (HPACK's), at {@code at}; returns where it ends. */
+  private static int put(byte[] b, int at, CharSequence s) {
+    int n = s.length();
+    if (s instanceof AsciiString a) {
+      a.copy(0, b, at, n);
+    } else {
+      for (int i = 0; i < n; i++) {
+        b[at + i] = (byte) s.charAt(i);
+      }
+    }
+    return at + n;
+  }
+
+  private static int put(byte[] b, int at, byte[] bytes) {
+    System.arraycopy(bytes, 0, b, at, bytes.length);
+    return at + bytes.length;
+  }
+
+  private static int crlf(byte[] b, int at) {
+    b[at] = '\r';
+    b[at + 1] = '\n';
+    return at + 2;
   }
 
   /** The head's bytes (for tests and logs). */

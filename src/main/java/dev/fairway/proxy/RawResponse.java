@@ -6,6 +6,7 @@ import static dev.fairway.proxy.HeadBytes.value;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
@@ -126,7 +127,8 @@ final class RawResponse {
     int textEnd = length - 2;
     int startEnd = scan();
     Http2Headers out = new DefaultHttp2Headers(false, 8);
-    out.status(new AsciiString(h, 9, 3, true));
+    int code = (h[9] - '0') * 100 + (h[10] - '0') * 10 + (h[11] - '0');
+    out.status(HttpResponseStatus.valueOf(code).codeAsText()); // cached for the known codes
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
@@ -139,12 +141,22 @@ final class RawResponse {
         while (ve > v && (h[ve - 1] == ' ' || h[ve - 1] == '\t')) {
           ve--;
         }
-        out.add(new AsciiString(h, s, colon - s, true).toLowerCase(), new AsciiString(h, v, ve - v, true));
+        out.add(lowerCase(h, s, colon), new AsciiString(h, v, ve - v, true));
       }
       s = e + 2;
     }
     out.add(VIA_NAME, priorVia == null ? VIA_VALUE : new AsciiString(priorVia + ", " + Headers.VIA_TOKEN));
     return out;
+  }
+
+  /** A field name in lower case, as HTTP/2 has it: one copy (HPACK may keep it in its table). */
+  private static AsciiString lowerCase(byte[] h, int from, int end) {
+    byte[] name = new byte[end - from];
+    for (int i = 0; i < name.length; i++) {
+      byte c = h[from + i];
+      name[i] = c >= 'A' && c <= 'Z' ? (byte) (c + 32) : c;
+    }
+    return new AsciiString(name, false);
   }
 
   /**

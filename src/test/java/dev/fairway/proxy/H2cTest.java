@@ -16,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
@@ -612,6 +613,10 @@ class H2cTest extends VertxTestBase {
 
     assertThat(new String(RawRequest.ofHttp2(h).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
         "GET /a?b=1 HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\ncookie: a=1; b=2\r\n\r\n");
+    Http2Headers noAuthority = new DefaultHttp2Headers(false).method("HEAD").path("/").scheme("http");
+    noAuthority.add(new AsciiString("host"), new AsciiString("kept")).add("cookie", "c=3");
+    assertThat(new String(RawRequest.ofHttp2(noAuthority).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
+        "HEAD / HTTP/1.1\r\nhost: kept\r\ncookie: c=3\r\n\r\n");
   }
 
   private static Failure check(String method, String path, String... fields) {

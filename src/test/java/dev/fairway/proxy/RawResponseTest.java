@@ -34,6 +34,19 @@ class RawResponseTest {
   }
 
   @Test
+  void makesHttp2FieldsInLowerCaseWithTheSameEdits() {
+    RawResponse r = response("HTTP/1.1 299 Custom\r\nServer: nginx\r\nX-Mixed-CASE:  v1 \r\nConnection: close, X-Private\r\n"
+        + "X-Private: s\r\nLame-Duck: true\r\nContent-Length: 6\r\n\r\n");
+    StringBuilder fields = new StringBuilder();
+    r.toHttp2().forEach(f -> fields.append(f.getKey()).append('=').append(f.getValue()).append(' '));
+    assertThat(fields.toString().trim())
+        .isEqualTo(":status=299 server=nginx x-mixed-case=v1 content-length=6 via=1.1 fairway");
+    assertThat(r.keepAlive()).isFalse();
+    assertThat(r.lameDuck()).isTrue();
+    assertThat(response("HTTP/1.1 404 Not Found\r\n\r\n").toHttp2().status()).hasToString("404");
+  }
+
+  @Test
   void speaksTheClientsVersionAndSaysWhetherItsConnectionStays() {
     String head = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
     assertThat(toClient(response(head), true, false))
