@@ -135,7 +135,10 @@ final class RawRequest {
     return new RawRequest(b);
   }
 
-  /** Whether an HTTP/2 field goes into the HTTP/1.1 head as a field: no pseudo-header, no {@code host} beside {@code :authority}. */
+  /**
+   * Whether an HTTP/2 field goes into the HTTP/1.1 head as a field: not a pseudo-header, and not
+   * {@code host} beside {@code :authority}.
+   */
   private static boolean forwarded(CharSequence name, CharSequence authority) {
     return !(name.length() > 0 && name.charAt(0) == ':' || authority != null && AsciiString.contentEquals(name, "host"));
   }

@@ -127,8 +127,7 @@ final class RawResponse {
     int textEnd = length - 2;
     int startEnd = scan();
     Http2Headers out = new DefaultHttp2Headers(false, 8);
-    int code = (h[9] - '0') * 100 + (h[10] - '0') * 10 + (h[11] - '0');
-    out.status(HttpResponseStatus.valueOf(code).codeAsText()); // cached for the known codes
+    out.status(HttpResponseStatus.valueOf(status).codeAsText()); // cached for the known codes
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
