@@ -13,6 +13,7 @@
 # Environment (defaults in brackets):
 #   JAVA_OPTS ["-Xmx192m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
 #   IDLE_H2 [0; 1: the idle connections speak h2c, each after one GET on stream 1]
+#   H2_STREAMS [unset]: A loads with h2load over h2c, that many streams per connection, instead of wrk
 #   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81, admin BASE+91
 set -euo pipefail
 
@@ -27,7 +28,7 @@ HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
-for tool in wrk nginx java curl python3 awk ss; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
+for tool in wrk nginx java curl python3 awk ss ${H2_STREAMS:+h2load}; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$FP" "$AP"
 need=$(( IDLE_CONNS + 2000 ))
@@ -80,10 +81,10 @@ idleA=$(kb "$FPID" VmRSS)
 peak=0
 for path in / /64k; do
   l=$(loadavg)
-  run_wrk "http://$HOST:$FP$path" "$LOAD_CONNS" "$LOAD_DURATION" > "$WORK/wrk.out" &
+  run_load "http://$HOST:$FP$path" "$LOAD_CONNS" "$LOAD_DURATION" > "$WORK/wrk.out" &
   wrk_sub=$!
   m=$(sample_max "$FPID" "$(( $(secs "$LOAD_DURATION") + 1 ))")
-  wait "$wrk_sub" || die "wrk failed"
+  wait "$wrk_sub" || die "the load generator failed"
   read -r rps _ err _ < "$WORK/wrk.out"
   (( m > peak )) && peak=$m
   log "A: $path c=$LOAD_CONNS: $rps req/s, $err errors, max sampled VmRSS $(mb "$m") MB (load $l)"
@@ -121,7 +122,8 @@ echo
 echo "| phase | RSS MB | note |"
 echo "|---|---:|---|"
 echo "| A: idle after start | $(mb "$idleA") | |"
-echo "| A: under load, max sampled VmRSS | $(mb "$peak") | wrk -c$LOAD_CONNS, / then /64k, $LOAD_DURATION each |"
+tool=wrk; [[ -n ${H2_STREAMS:-} ]] && tool="h2load -m$H2_STREAMS"
+echo "| A: under load, max sampled VmRSS | $(mb "$peak") | $tool -c$LOAD_CONNS, / then /64k, $LOAD_DURATION each |"
 echo "| A: VmHWM (peak resident) | $(mb "$hwm") | target <= 256 MB |"
 echo "| A: after load | $(mb "$afterA") | |"
 echo "| B: fresh start + 5 s wrk warm-up, before (after a full GC) | $(mb "$before") | load $lB; live heap $(mb "$liveBefore") MB |"
