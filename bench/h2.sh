@@ -8,7 +8,7 @@
 # Environment (defaults in brackets):
 #   ROUNDS [3] CONNS [50] DURATION [5] (seconds) PATHS ["/ /64k"] H2LOAD_THREADS [2]
 #   WARMUP [15] (seconds of h2m10 and of h1 per path before the rounds: Fairway's HTTP/2 path
-#   takes ~30 s of load before the JIT settles, see docs/benchmarks.md, session 7)
+#   takes 20–30 s of load before the JIT settles, see docs/benchmarks.md, session 7)
 #   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31200]  MAX_LOAD [4] LOAD_WAIT [30]
 set -euo pipefail
 
