@@ -71,14 +71,12 @@ h2load_run() {
   esac
   out=$(timeout $(( secs + 40 )) h2load -t "$H2LOAD_THREADS" -c "$CONNS" -D "$secs" "${args[@]}" \
         "http://$HOST:$port$path" 2>&1) || true
-  awk '
-    function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
-                     if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
-                     if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000; return v + 0 }
-    /^finished in/ { gsub(",", ""); rps = $4 }
-    /^requests:/   { succ = $8; fail = $10 + $12 }
-    /^time for request:/ { mean = ms($6) }
-    END { if (rps == "") { print "0 0 0 0"; exit } printf "%.0f %d %d %.2f\n", rps, succ, fail, mean }' <<< "$out"
+  local rps mean fail _ succ
+  if read -r rps mean fail _ succ < <(parse_h2load <<< "$out"); then
+    printf '%s %s %s %.2f\n' "$rps" "$succ" "$fail" "$mean"
+  else
+    echo "0 0 0 0"
+  fi
   echo "$out" >> "$WORK/h2load.out"
 }
 

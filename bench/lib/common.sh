@@ -191,15 +191,20 @@ run_load() {
   local url=$1 c=$2 d=$3 out
   out=$(timeout $(( $(secs "$d") + 30 )) h2load -t 2 -c "$c" -m "$H2_STREAMS" -D "$(secs "$d")" "$url" 2>&1) \
     || die "h2load against $url failed: $out"
+  parse_h2load <<< "$out" | cut -d' ' -f1-4 || die "could not parse h2load output for $url: $out"
+}
+
+# parse_h2load: h2load's report on stdin; prints "req/s mean-ms errors requests succeeded", or
+# fails if the report has no result
+parse_h2load() {
   awk '
     function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
                      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
                      if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000; return v + 0 }
     /^finished in/       { gsub(",", ""); rps = $4 }
-    /^requests:/         { reqs = $6; err = $10 + $12 }
+    /^requests:/         { reqs = $6; succ = $8; err = $10 + $12 }
     /^time for request:/ { mean = ms($6) }
-    END { if (rps == "") exit 1; printf "%.0f %.3f %d %d\n", rps, mean, err, reqs }
-  ' <<< "$out" || die "could not parse h2load output for $url: $out"
+    END { if (rps == "") exit 1; printf "%.0f %.3f %d %d %d\n", rps, mean, err, reqs, succ }'
 }
 
 # stats: reads numbers on stdin, prints "min median max n"
