@@ -151,7 +151,8 @@ final class H2Stream implements Downstream {
   /**
    * What an HTTP/1.1 request head could not carry, and the guard would have refused: no
    * {@code :method} or {@code :path} (so no {@code CONNECT}), a method that is no token, a
-   * target or field value with control characters (RFC 9113 §8.2.1), a target or a field count
+   * target or field value with control characters (RFC 9113 §8.2.1), an {@code :authority} that is
+   * no valid {@code Host} (userinfo included, RFC 9113 §8.3.1), a target or a field count
    * over the limits; and what HTTP/2 forbids, a {@code :path} that is neither an absolute path nor
    * {@code *} for {@code OPTIONS} (RFC 9113 §8.3.1); {@code null} if none. Netty's codec has
    * checked the field names already.
@@ -180,13 +181,18 @@ final class H2Stream implements Downstream {
         return Failure.MALFORMED_REQUEST;
       }
     }
+    AsciiString authority = h.authority() == null ? null : AsciiString.of(h.authority());
+    if (authority != null
+        && !Authority.valid(authority.array(), authority.arrayOffset(), authority.arrayOffset() + authority.length())) {
+      return Failure.MALFORMED_REQUEST; // userinfo, a list, spaces: as a Host over HTTP/1.1
+    }
     int fields = 0;
     for (Map.Entry<CharSequence, CharSequence> f : h) {
       CharSequence v = f.getValue();
       for (int i = 0; i < v.length(); i++) {
         char c = v.charAt(i);
-        if (c == '\r' || c == '\n' || c == 0) {
-          return Failure.MALFORMED_REQUEST;
+        if (c < 0x20 && c != '\t' || c == 0x7f) {
+          return Failure.MALFORMED_REQUEST; // CR, LF, NUL and the other controls but HTAB, as over HTTP/1.1
         }
       }
       CharSequence name = f.getKey();

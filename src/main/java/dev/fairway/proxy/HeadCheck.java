@@ -103,6 +103,8 @@ final class HeadCheck {
     int contentLengths = 0;
     long cl = -1;
     int hosts = 0;
+    int hostFrom = 0;
+    int hostEnd = 0;
     boolean upgrade = false;
     for (int s = startEnd + 2; s <= textEnd && startEnd < textEnd; ) {
       int e = lineEnd(h, s, textEnd);
@@ -128,6 +130,8 @@ final class HeadCheck {
         case 4 -> {
           if (nameIs(h, s, colon, "host")) {
             hosts++;
+            hostFrom = HeadBytes.valueStart(h, colon + 1, e);
+            hostEnd = HeadBytes.valueEnd(h, hostFrom, e);
           }
         }
         case 7 -> {
@@ -143,7 +147,8 @@ final class HeadCheck {
     if (request && hosts != 1 && !http10) {
       return Verdict.fail(bad);
     }
-    if (request && hosts > 1) {
+    if (request && (hosts > 1 || hosts == 1 && !Authority.valid(h, hostFrom, hostEnd)
+        || !Authority.targetMatchesHost(h, indexOf(h, (byte) ' ', 0, startEnd) + 1, hosts == 1, hostFrom, hostEnd))) {
       return Verdict.fail(bad);
     }
     long length;
@@ -171,13 +176,15 @@ final class HeadCheck {
 
   /**
    * The number of lines of {@code h[0, end)} (CRLF-separated), or -1 if a CR or LF stands
-   * alone or a NUL appears. Eight bytes at a time while none of them is below {@code 0x0E}.
+   * alone or another control character than HTAB appears (NUL, {@code \x01}, VT, DEL…: RFC 9110
+   * §5.5 lets a recipient refuse them, and a backend may read them as line ends). Eight bytes at
+   * a time while none of them is a control character.
    */
   private static int countLines(byte[] h, int end) {
     int lines = 1;
     int p = 0;
     while (p < end) {
-      if (p + 8 <= end && !hasByteBelow14((long) LONGS.get(h, p))) {
+      if (p + 8 <= end && !hasControl((long) LONGS.get(h, p))) {
         p += 8;
         continue;
       }
@@ -189,7 +196,7 @@ final class HeadCheck {
           }
           lines++;
           p++;
-        } else if (b == '\n' || b == 0) {
+        } else if (b >= 0 && b < 0x20 && b != '\t' || b == 0x7f) {
           return -1;
         }
       }
@@ -197,9 +204,10 @@ final class HeadCheck {
     return lines;
   }
 
-  /** Whether a byte of {@code x} is below {@code 0x0E} (CR, LF, NUL and the other controls up to CR). */
-  private static boolean hasByteBelow14(long x) {
-    return ((x - 0x0E0E0E0E0E0E0E0EL) & ~x & 0x8080808080808080L) != 0;
+  /** Whether a byte of {@code x} is below {@code 0x20} (CR, LF, HTAB and the other controls) or DEL. */
+  private static boolean hasControl(long x) {
+    long del = x ^ 0x7F7F7F7F7F7F7F7FL;
+    return ((((x - 0x2020202020202020L) & ~x) | ((del - 0x0101010101010101L) & ~del)) & 0x8080808080808080L) != 0;
   }
 
   /** Whether a byte of {@code x} is CR. */
@@ -349,26 +357,6 @@ final class HeadCheck {
         return -1; // also a list such as "5, 5"
       }
       v = v * 10 + (c - '0');
-    }
-    return v;
-  }
-
-  /**
-   * A chunk-size line's size; -1 when invalid, over 2^60, or carrying an extension (Netty's
-   * decoder underneath drops the connection on those, so they get a clear 400 here instead).
-   */
-  static long chunkSize(String line) {
-    String hex = line;
-    if (hex.isEmpty() || hex.length() > 15) {
-      return -1;
-    }
-    long v = 0;
-    for (int i = 0; i < hex.length(); i++) {
-      int d = Character.digit(hex.charAt(i), 16);
-      if (d < 0) {
-        return -1;
-      }
-      v = v * 16 + d;
     }
     return v;
   }

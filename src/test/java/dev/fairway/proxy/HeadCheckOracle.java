@@ -2,6 +2,8 @@ package dev.fairway.proxy;
 
 import dev.fairway.config.EdgeLimits;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The first, string-based {@link HeadCheck}: split into lines, split the start line on spaces,
@@ -12,6 +14,11 @@ import java.util.Locale;
  * body length 0, exactly as {@link HeadCheck#request} says for the same bytes.
  */
 final class HeadCheckOracle {
+  /** RFC 3986's host (reg-name without the comma, IPv4, or a bracketed IP literal) and port. */
+  private static final Pattern AUTHORITY =
+      Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9\\-._~%!$&'()*+;=]*)(:[0-9]{0,5})?");
+  private static final Pattern ABSOLUTE_FORM = Pattern.compile("[A-Za-z0-9+.-]+://([^/?#]*).*");
+
   private HeadCheckOracle() {
   }
 
@@ -22,7 +29,7 @@ final class HeadCheckOracle {
     }
     String[] lines = text.substring(0, text.length() - 4).split("\r\n", -1);
     for (String line : lines) {
-      if (line.indexOf('\r') >= 0 || line.indexOf('\n') >= 0 || line.indexOf('\0') >= 0) {
+      if (line.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7f)) {
         return HeadCheck.Verdict.fail(bad);
       }
     }
@@ -57,6 +64,7 @@ final class HeadCheckOracle {
     String te = null;
     String cl = null;
     int hosts = 0;
+    String host = null;
     boolean upgrade = false;
     for (int i = 1; i < lines.length; i++) {
       String line = lines[i];
@@ -71,12 +79,20 @@ final class HeadCheckOracle {
       switch (line.substring(0, colon).toLowerCase(Locale.ROOT)) {
         case "transfer-encoding" -> te = te == null ? value : te + "," + value;
         case "content-length" -> cl = cl == null ? value : cl + "," + value;
-        case "host" -> hosts++;
+        case "host" -> {
+          hosts++;
+          host = value;
+        }
         case "upgrade" -> upgrade = true;
         default -> { }
       }
     }
-    if (request && (hosts > 1 || hosts != 1 && !http10)) {
+    if (request && (hosts > 1 || hosts != 1 && !http10 || host != null && !AUTHORITY.matcher(host).matches())) {
+      return HeadCheck.Verdict.fail(bad);
+    }
+    Matcher absolute = ABSOLUTE_FORM.matcher(start.split(" ", -1)[1]);
+    if (request && absolute.matches() && (!AUTHORITY.matcher(absolute.group(1)).matches()
+        || host != null && !host.equalsIgnoreCase(absolute.group(1)))) {
       return HeadCheck.Verdict.fail(bad);
     }
     long length = request ? 0 : HeadCheck.UNTIL_CLOSE;

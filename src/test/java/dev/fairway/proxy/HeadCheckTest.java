@@ -68,6 +68,29 @@ class HeadCheckTest {
   }
 
   @Test
+  void refusesControlCharactersButHtabInFieldValues() {
+    assertThat(request("GET / HTTP/1.1\r\nHost: a\r\nX: a\tb\r\n\r\n").ok()).isTrue();
+    for (String ctl : List.of("\u0001", "\u000b", "\u000c", "\u001f", "\u007f", "\u0000")) {
+      assertThat(request("GET / HTTP/1.1\r\nHost: a\r\nX: a" + ctl + "b\r\n\r\n").failure()).as(ctl)
+          .isEqualTo(Failure.MALFORMED_REQUEST);
+      assertThat(response("HTTP/1.1 200 OK\r\nX: a" + ctl + "b\r\n\r\n", false).failure()).as(ctl)
+          .isEqualTo(Failure.BAD_RESPONSE);
+    }
+  }
+
+  @Test
+  void refusesAHostThatIsNoAuthorityAndAnAbsoluteTargetThatNamesAnother() {
+    assertThat(request("GET / HTTP/1.1\r\nHost: a.example:8080\r\n\r\n").ok()).isTrue();
+    assertThat(request("GET http://a/x HTTP/1.1\r\nHost: A\r\n\r\n").ok()).isTrue();
+    for (String head : List.of("GET / HTTP/1.1\r\nHost: u@a\r\n\r\n", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a, b\r\n\r\n", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a:x\r\n\r\n", "GET http://u:p@e.x/ HTTP/1.1\r\nHost: e.x\r\n\r\n",
+        "GET http://e.x/ HTTP/1.1\r\nHost: shop\r\n\r\n")) {
+      assertThat(request(head).failure()).as(head).isEqualTo(Failure.MALFORMED_REQUEST);
+    }
+  }
+
+  @Test
   void agreesWithTheStringOracleOnMutatedHeads() {
     SplittableRandom random = new SplittableRandom(20261122);
     int disagreements = 0;
