@@ -241,7 +241,8 @@ public final class ConfigParser {
 
   private static Timeouts timeouts(Node n) {
     Timeouts t = new Timeouts(n.longIn("connectMs", 2000, 1, 3_600_000), n.longIn("responseMs", 30_000, 1, 86_400_000),
-        n.longIn("uploadIdleMs", Timeouts.DEFAULT_UPLOAD_IDLE_MS, 1, 86_400_000));
+        n.longIn("uploadIdleMs", Timeouts.DEFAULT_UPLOAD_IDLE_MS, 1, 86_400_000),
+        n.longIn("slowClientMs", Timeouts.DEFAULT_SLOW_CLIENT_MS, -1, 86_400_000));
     n.rejectUnknownKeys();
     return t;
   }

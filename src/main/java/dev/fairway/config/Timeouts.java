@@ -11,13 +11,18 @@ package dev.fairway.config;
  * @param responseMs longest wait for response headers once the request is sent
  * @param uploadIdleMs longest time a backend may stop reading a request body being streamed to
  *                     it (before {@code responseMs} starts); then 504 and the slot is freed
+ * @param slowClientMs how long a client may hold back the response it is sent (its connection
+ *                     full, the backend's reads paused) before the backend's slot is handed back
+ *                     while the response goes on; -1 never
  */
-public record Timeouts(long connectMs, long responseMs, long uploadIdleMs) {
+public record Timeouts(long connectMs, long responseMs, long uploadIdleMs, long slowClientMs) {
   /** Default upload idle timeout. */
   public static final long DEFAULT_UPLOAD_IDLE_MS = 30_000;
+  /** Default slow-client time. */
+  public static final long DEFAULT_SLOW_CLIENT_MS = 1_000;
 
-  /** Timeouts with the default {@code uploadIdleMs}. */
+  /** Timeouts with the default {@code uploadIdleMs} and {@code slowClientMs}. */
   public Timeouts(long connectMs, long responseMs) {
-    this(connectMs, responseMs, DEFAULT_UPLOAD_IDLE_MS);
+    this(connectMs, responseMs, DEFAULT_UPLOAD_IDLE_MS, DEFAULT_SLOW_CLIENT_MS);
   }
 }

@@ -57,7 +57,9 @@ public final class FairwayMetrics {
         counter("fairway_slot_timeouts", name, "Requests that got no slot within waitTimeoutMs"),
         counter("fairway_slot_rejections_queue_full", name, "Requests rejected because maxWaiting requests waited"),
         counter("fairway_slot_rejections_no_backend", name, "Requests rejected because no backend was available"),
-        counter("fairway_retries", name, "Requests retried on another backend after a failed connect"));
+        counter("fairway_retries", name, "Requests retried on another backend after a failed connect"),
+        counter("fairway_slow_client_slot_releases", name,
+            "Responses whose client held them back for slowClientMs, so their slot went back before they ended"));
   }
 
   private Counter counter(String meter, String service, String description) {

@@ -14,7 +14,8 @@ import io.micrometer.core.instrument.Timer;
  * @param queueFull     requests rejected at once because {@code maxWaiting} requests waited
  * @param noBackend     requests rejected because no backend of the subset was available
  * @param retries       requests retried on another backend after a failed connect
+ * @param slowClients   responses whose client held them back for {@code slowClientMs}: their slot was handed back
  */
 public record ServiceMeters(Timer slotWait, Counter slotTimeouts, Counter queueFull, Counter noBackend,
-                            Counter retries) {
+                            Counter retries, Counter slowClients) {
 }

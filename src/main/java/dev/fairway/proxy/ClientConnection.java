@@ -277,6 +277,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       current.fromClient(c);
       return;
     }
+    if (msg instanceof HttpContent c && c.decoderResult().isFailure() && !closing) {
+      closeAfterWrites(); // the decoder is lost in a body no exchange takes: no request can follow
+    }
     ReferenceCountUtil.release(msg); // the body of a request already answered
   }
 

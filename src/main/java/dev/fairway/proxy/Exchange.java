@@ -12,6 +12,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -58,7 +61,8 @@ final class Exchange extends Waiter {
   private final String authority;
   private final long startNanos;
   private final boolean hasBody;
-  private final boolean upgrade;
+  /** What {@code Upgrade} asks of the backend (without {@code h2c}), or {@code null}: no upgrade. */
+  private final String upgradeTo;
   private final boolean headRequest;
   /** What the client's request head said, before it is turned into the backend's. */
   private final HttpVersion clientVersion;
@@ -91,6 +95,8 @@ final class Exchange extends Waiter {
   private boolean responseTimedOut;
   private boolean uploadStalled;
   private boolean clientGone;
+  /** The slot went back before the response ended: its client held the response back ({@link #onSlowClient}). */
+  private boolean slotGivenBack;
   private boolean done;
   private boolean logged;
   private int backendStatus;
@@ -127,7 +133,7 @@ final class Exchange extends Waiter {
     this.startNanos = System.nanoTime();
     this.hasBody = hasBody;
     this.headRequest = method == HttpMethod.HEAD;
-    this.upgrade = raw == null && isUpgrade(req) && !hasBody;
+    this.upgradeTo = raw == null && !hasBody ? upgradeTo(req) : null;
     HttpVersion version = raw != null ? raw.version() : req.protocolVersion();
     this.clientVersion = version == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
     this.clientKeepAlive = raw != null ? raw.keepAlive() : HttpUtil.isKeepAlive(req);
@@ -168,11 +174,19 @@ final class Exchange extends Waiter {
     return cl != null && !cl.equals("0");
   }
 
-  /** A bodiless {@code GET} asking to switch protocols ({@code Upgrade}, e.g. WebSocket). */
-  static boolean isUpgrade(HttpRequest req) {
+  /**
+   * What a {@code GET} asks to switch to ({@code Upgrade} listed in {@code Connection}, e.g.
+   * {@code websocket}), without {@code h2c}: {@code null} if nothing is left. HTTP/2 over
+   * cleartext is offered by prior knowledge on Fairway's own port; an {@code h2c} upgrade passed on
+   * would give the client a raw HTTP/2 connection to the backend, past routing and slots.
+   */
+  static String upgradeTo(HttpRequest req) {
     HttpHeaders h = req.headers();
-    return req.method() == HttpMethod.GET && h.contains(HttpHeaderNames.UPGRADE)
-        && Headers.listedIn(Headers.connectionValue(h), "upgrade");
+    String asked = h.get(HttpHeaderNames.UPGRADE);
+    if (req.method() != HttpMethod.GET || asked == null || !Headers.listedIn(Headers.connectionValue(h), "upgrade")) {
+      return null;
+    }
+    return Headers.withoutToken(asked, "h2c");
   }
 
   private static boolean isIdempotent(HttpMethod m) {
@@ -316,7 +330,6 @@ final class Exchange extends Waiter {
     }
     HttpHeaders h = req.headers();
     boolean chunked = HttpUtil.isTransferEncodingChunked(req);
-    String upgradeTo = upgrade ? h.get(HttpHeaderNames.UPGRADE) : null;
     Headers.toBackend(h, conn.remote(), authority, proxy.limits(), via());
     h.set(HttpHeaderNames.HOST, authority != null ? authority : endpoint().address());
     if (chunked) {
@@ -350,6 +363,11 @@ final class Exchange extends Waiter {
 
   /** A part of the client's request body (or its end). */
   void fromClient(HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      c.release(); // never forwarded: the encoder would end the backend's request cleanly
+      onBodyFault(Failure.MALFORMED_REQUEST);
+      return;
+    }
     boolean last = c instanceof LastHttpContent;
     if (last) {
       requestEnded = true;
@@ -421,8 +439,37 @@ final class Exchange extends Waiter {
   void clientWritable() {
     Upstream u = upstream;
     if (u != null) {
+      if (responseStarted && !tunnelled) {
+        proxy.deadlines().disarm(this);
+      }
       u.channel().config().setAutoRead(true);
     }
+  }
+
+  /**
+   * The client's connection is full: the backend is read no further until it drains, and if that
+   * takes {@code slowClientMs} the slot goes back ({@link #onSlowClient}).
+   */
+  private void clientHoldsBack() {
+    upstream.channel().config().setAutoRead(false);
+    long ms = route.timeouts().slowClientMs();
+    if (ms >= 0 && !slotGivenBack && !proxy.deadlines().armed(this)) {
+      proxy.deadlines().arm(this, System.nanoTime() + ms * 1_000_000L);
+    }
+  }
+
+  /**
+   * The client held the response back for {@code slowClientMs}: the backend has done its part and
+   * its slot goes back to the table (or the next waiter), so clients that read slowly cannot hold
+   * every slot of a backend. The response goes on, still read only as fast as the client takes it.
+   */
+  private void onSlowClient() {
+    if (done || slotGivenBack) {
+      return;
+    }
+    slotGivenBack = true;
+    meters.slowClients().increment();
+    release(Outcome.OK);
   }
 
   /** Something the backend sent: a response head, a body part, or (tunnelled) raw bytes. */
@@ -495,7 +542,7 @@ final class Exchange extends Waiter {
     if (!b.last()) {
       conn.writeRaw(conn.rawBody(content, false));
       if (!conn.writable()) {
-        upstream.channel().config().setAutoRead(false);
+        clientHoldsBack();
       }
       return;
     }
@@ -509,12 +556,18 @@ final class Exchange extends Waiter {
       return;
     }
     int code = r.status().code();
-    if (code == 101 && upgrade) {
-      tunnel(r);
+    if (code == 101) {
+      if (upgradeTo != null) {
+        tunnel(r);
+      } else {
+        upstream.cause = new Rejection(Failure.BAD_RESPONSE); // switching protocols nobody asked for: 502
+        upstream.channel().close();
+      }
       return;
     }
     if (code < 200) {
-      informational = true; // 1xx interim responses are not relayed (Fairway answers 100-continue itself)
+      informational = true;
+      relayInformational(r);
       return;
     }
     HttpHeaders h = r.headers();
@@ -541,7 +594,28 @@ final class Exchange extends Waiter {
     conn.write(r);
   }
 
+  /**
+   * Relays a 1xx interim response such as {@code 103 Early Hints} to an HTTP/1.1 client, minus
+   * hop-by-hop fields. {@code 100 Continue} is not relayed: Fairway answers {@code Expect} itself
+   * and does not forward it. HTTP/1.0 clients get none (RFC 9110 §15.2), nor do HTTP/2 streams.
+   */
+  private void relayInformational(HttpResponse r) {
+    if (r.status().code() == 100 || clientVersion != HttpVersion.HTTP_1_1 || conn.multiplexed()) {
+      return;
+    }
+    Headers.toClient(r.headers());
+    FullHttpResponse interim = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, r.status(), Unpooled.EMPTY_BUFFER,
+        r.headers(), EmptyHttpHeaders.INSTANCE);
+    conn.write(interim);
+  }
+
   private void onResponseContent(HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      c.release(); // never an end: the client's stream is cut (the connection's close aborts it)
+      upstream.cause = c.decoderResult().cause();
+      upstream.channel().close();
+      return;
+    }
     boolean last = c instanceof LastHttpContent;
     if (informational || !responseStarted) {
       c.release();
@@ -554,7 +628,7 @@ final class Exchange extends Waiter {
     if (!last) {
       conn.write(c);
       if (!conn.writable()) {
-        upstream.channel().config().setAutoRead(false);
+        clientHoldsBack();
       }
       return;
     }
@@ -573,7 +647,7 @@ final class Exchange extends Waiter {
     Upstream u = upstream;
     upstream = null;
     u.detach();
-    if (requestSent && responseKeepAlive && u.channel().isActive() && nothingUnsent(u.channel())) {
+    if (requestSent && responseKeepAlive && u.reusable() && nothingUnsent(u.channel())) {
       u.channel().config().setAutoRead(true);
       proxy.pool().offer(u, now);
     } else {
@@ -729,8 +803,16 @@ final class Exchange extends Waiter {
     }
   }
 
-  /** No response headers within {@code responseMs}: give up on the backend (the result is 504). */
+  /**
+   * A deadline of {@link ResponseDeadlines} passed: before the response head, no response headers
+   * within {@code responseMs} (give up on the backend: 504); after it, the client held the response
+   * back for {@code slowClientMs}.
+   */
   void onResponseTimeout() {
+    if (responseStarted) {
+      onSlowClient();
+      return;
+    }
     if (upstream != null && !done) {
       responseTimedOut = true;
       upstream.channel().close();
@@ -873,6 +955,7 @@ final class Exchange extends Waiter {
 
   /** @param now {@code System.nanoTime()}, read once by the caller */
   private void finish(int finalStatus, long now) {
+    proxy.deadlines().disarm(this);
     if (logged) {
       return;
     }

@@ -59,6 +59,11 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private int fieldsStart = -1;
   private long remaining;
   private final StringBuilder line = new StringBuilder();
+  /**
+   * Where the chunk-size line being read begins in the buffer being scanned; -1 if it began in an
+   * earlier read (its bytes are then held in {@link #line}, never passed on as they came).
+   */
+  private int lineFrom = -1;
   private int trailerBytes;
   private ScheduledFuture<?> headTimer;
   /** Whether a request head is awaited against a deadline (from its first byte, or the connection's start). */
@@ -74,6 +79,15 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private Consumer<Failure> bodyFault;
   private boolean nextIsHeadResponse;
+  /** On a backend connection: a request was sent whose final response has not ended yet. */
+  private boolean awaiting;
+  /**
+   * On a backend connection: bytes came after a final response ended (in the same read, or while
+   * no response was awaited), so the connection must never carry another request.
+   */
+  private boolean leftover;
+  /** The end of the buffer being scanned. */
+  private int scanEnd;
   /** The body being passed belongs to a {@link RawResponse}: its parts go on as {@link RawBody}. */
   private boolean raw;
 
@@ -117,9 +131,23 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     state = State.TUNNEL;
   }
 
-  /** Tells a backend guard whether the next response answers a {@code HEAD} request. */
+  /**
+   * Tells a backend guard that a request is about to be sent, and whether it is a {@code HEAD}
+   * request (whose response has no body). Until then, any byte from the backend is stray.
+   */
   void expectResponseTo(boolean headRequest) {
     this.nextIsHeadResponse = headRequest;
+    this.awaiting = true;
+  }
+
+  /**
+   * Whether a backend connection may carry another request: its last response ended exactly
+   * where the bytes read so far end, and nothing came after it. A {@code HEAD} answered with a
+   * body, a 204 carrying one, or stray bytes after a response all make it unusable, so that they
+   * are never read as the response to another client's request.
+   */
+  boolean reusable() {
+    return !leftover && !awaiting && state == State.HEAD && headLength == 0;
   }
 
   @Override
@@ -162,11 +190,17 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
   private void scan(ChannelHandlerContext ctx, ByteBuf in) {
     int i = in.readerIndex();
     int end = in.writerIndex();
+    scanEnd = end;
     int passFrom = i;
     while (i < end && state != State.DEAD) {
       switch (state) {
         case HEAD -> {
           pass(ctx, in, passFrom, i);
+          if (!requests && !awaiting) {
+            leftover = true;
+            rejectHead(Failure.BAD_RESPONSE); // a backend talking out of turn
+            return;
+          }
           headInPlace = -1;
           int consumed = readHead(ctx, in, i, end);
           i += consumed;
@@ -174,14 +208,19 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         }
         case FIXED -> {
           int n = (int) Math.min(remaining, end - i);
-          if (raw) {
-            ctx.fireChannelRead(new RawBody(in.retainedSlice(i, n), remaining == n));
-            passFrom = i + n;
-          }
+          boolean rawPart = raw;
+          int from = i;
           i += n;
           remaining -= n;
           if (remaining == 0) {
-            toHead();
+            toHead(); // before the last part goes on: whoever takes it may ask reusable()
+            if (rawPart) {
+              finalEnded(i);
+            }
+          }
+          if (rawPart) {
+            ctx.fireChannelRead(new RawBody(in.retainedSlice(from, n), remaining == 0));
+            passFrom = i;
           }
         }
         case CHUNK_DATA -> {
@@ -205,18 +244,21 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
           }
         }
         case CHUNK_SIZE, TRAILERS -> {
+          if (state == State.CHUNK_SIZE && line.length() == 0) {
+            lineFrom = i;
+          }
           byte b = in.getByte(i++);
           if (b != '\n') {
             line.append((char) (b & 0xff));
             if (line.length() > MAX_CHUNK_LINE || (state == State.TRAILERS && ++trailerBytes > limits.maxHeaderBytes())) {
-              pass(ctx, in, passFrom, i - 1);
+              pass(ctx, in, passFrom, lineStart(passFrom));
               bodyFault(ctx);
               return;
             }
             continue;
           }
           if (line.length() == 0 || line.charAt(line.length() - 1) != '\r') {
-            pass(ctx, in, passFrom, i - 1);
+            pass(ctx, in, passFrom, lineStart(passFrom));
             bodyFault(ctx);
             return;
           }
@@ -225,19 +267,29 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
           if (state == State.TRAILERS) {
             if (text.isEmpty()) {
               toHead();
-            } else if (text.indexOf(':') <= 0 || !HeadCheck.isToken(text.substring(0, text.indexOf(':')))) {
-              pass(ctx, in, passFrom, i - 1);
+              if (!requests) {
+                finalEnded(i);
+              }
+            } else if (!isTrailer(text)) {
+              pass(ctx, in, passFrom, i - 1 - text.length() - 1);
               bodyFault(ctx);
               return;
             }
             continue;
           }
-          long size = HeadCheck.chunkSize(text);
+          long size = ChunkLine.size(text);
           if (size < 0) {
-            pass(ctx, in, passFrom, i - 1);
+            pass(ctx, in, passFrom, lineStart(passFrom));
             bodyFault(ctx);
             return;
           }
+          if (lineFrom < 0 || !ChunkLine.plain(text)) {
+            // the decoder gets the size alone: it reads extensions and whitespace otherwise than the RFC
+            pass(ctx, in, passFrom, lineStart(passFrom));
+            ctx.fireChannelRead(Unpooled.copiedBuffer(Long.toHexString(size) + "\r\n", StandardCharsets.US_ASCII));
+            passFrom = i;
+          }
+          lineFrom = -1;
           if (size == 0) {
             state = State.TRAILERS;
             trailerBytes = 0;
@@ -252,9 +304,32 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         default -> throw new IllegalStateException(state.name());
       }
     }
-    if (state != State.DEAD) {
+    if (state == State.CHUNK_SIZE && line.length() > 0) {
+      pass(ctx, in, passFrom, lineStart(passFrom)); // a chunk-size line goes on once whole (see above)
+      lineFrom = -1;
+    } else if (state != State.DEAD) {
       pass(ctx, in, passFrom, i);
     }
+  }
+
+  /** Where the chunk-size line being read begins in the buffer being scanned; {@code from} if it began earlier. */
+  private int lineStart(int from) {
+    return lineFrom >= 0 ? Math.max(from, lineFrom) : from;
+  }
+
+  /** A trailer field line: a token, a colon, a value without control characters but HTAB. */
+  private static boolean isTrailer(String text) {
+    int colon = text.indexOf(':');
+    if (colon <= 0 || !HeadCheck.isToken(text.substring(0, colon))) {
+      return false;
+    }
+    for (int k = colon + 1; k < text.length(); k++) {
+      char c = text.charAt(k);
+      if (c < 0x20 && c != '\t' || c == 0x7f) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void pass(ChannelHandlerContext ctx, ByteBuf in, int from, int to) {
@@ -317,7 +392,7 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
             limitAt = limitAt();
           }
           if (lineLength <= 2 && k >= 4 && buf[k - 2] == '\r' && buf[k - 3] == '\n') {
-            headComplete(ctx, buf);
+            headComplete(ctx, buf, offset + k);
             return offset + k - start;
           }
         }
@@ -361,7 +436,8 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
     return false;
   }
 
-  private void headComplete(ChannelHandlerContext ctx, byte[] buf) {
+  /** @param after where the bytes after the head begin in the buffer being scanned */
+  private void headComplete(ChannelHandlerContext ctx, byte[] buf, int after) {
     headDue = false;
     HeadCheck.Verdict v = requests ? HeadCheck.request(buf, headLength, limits)
         : HeadCheck.response(buf, headLength, nextIsHeadResponse);
@@ -390,6 +466,8 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
         raw = true;
         remaining = length;
         state = State.FIXED;
+      } else {
+        finalEnded(after);
       }
       ctx.fireChannelRead(new RawResponse(buf, headBytes, v.status(), length));
       return;
@@ -417,6 +495,14 @@ final class FramingGuard extends ChannelInboundHandlerAdapter {
       state = State.FIXED;
     } else {
       toHead();
+    }
+  }
+
+  /** A final response ended at {@code at} in the buffer being scanned: whatever follows is stray. */
+  private void finalEnded(int at) {
+    awaiting = false;
+    if (at < scanEnd) {
+      leftover = true;
     }
   }
 

@@ -1,6 +1,9 @@
 package dev.fairway.proxy;
 
+import dev.fairway.config.EdgeLimits;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
@@ -17,7 +20,32 @@ import io.netty.handler.codec.http.HttpResponseEncoder;
  * {@code Content-Length: 28} and no body bytes.
  */
 final class HeadAwareCodecs {
+  /** Netty's heads check field names and values again, as a second line behind {@link HeadCheck}. */
+  private static final DefaultHttpHeadersFactory VALIDATING = DefaultHttpHeadersFactory.headersFactory()
+      .withValidation(true);
+  private static final DefaultHttpHeadersFactory VALIDATING_TRAILERS = DefaultHttpHeadersFactory.trailersFactory()
+      .withValidation(true);
+
   private HeadAwareCodecs() {
+  }
+
+  /** The decoder of a client connection's requests; the {@link FramingGuard} before it enforces the limits first. */
+  static HttpRequestDecoder requestDecoder(EdgeLimits limits) {
+    return new HttpRequestDecoder(new HttpDecoderConfig()
+        .setMaxInitialLineLength(limits.maxRequestLineBytes() + 64)
+        .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
+        .setMaxChunkSize(64 * 1024)
+        .setHeadersFactory(VALIDATING)
+        .setTrailersFactory(VALIDATING_TRAILERS));
+  }
+
+  /** The decoder of a backend connection's responses (heads up to {@link FramingGuard#MAX_RESPONSE_HEAD}). */
+  static ResponseDecoder responseDecoder() {
+    return new ResponseDecoder(new HttpDecoderConfig()
+        .setMaxHeaderSize(FramingGuard.MAX_RESPONSE_HEAD)
+        .setMaxInitialLineLength(FramingGuard.MAX_RESPONSE_HEAD)
+        .setHeadersFactory(VALIDATING)
+        .setTrailersFactory(VALIDATING_TRAILERS));
   }
 
   /** Encodes the responses to a client's requests. */

@@ -213,4 +213,26 @@ final class Headers {
     }
     return false;
   }
+
+  /**
+   * A comma-separated list without the entries naming {@code token} (in any case, with or
+   * without a {@code /version}): {@code "h2c, websocket"} without {@code h2c} is
+   * {@code "websocket"}; {@code null} when nothing is left.
+   */
+  static String withoutToken(String list, String token) {
+    StringBuilder kept = new StringBuilder(list.length());
+    for (String entry : list.split(",")) {
+      String e = entry.strip();
+      int slash = e.indexOf('/');
+      String name = slash < 0 ? e : e.substring(0, slash).strip();
+      if (e.isEmpty() || name.equalsIgnoreCase(token)) {
+        continue;
+      }
+      if (kept.length() > 0) {
+        kept.append(", ");
+      }
+      kept.append(e);
+    }
+    return kept.length() == 0 ? null : kept.toString();
+  }
 }

@@ -13,11 +13,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.Future;
@@ -328,11 +325,7 @@ public final class ProxyVerticle extends VerticleBase {
       }
       p.addLast(FramingGuard.NAME, guard);
       // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
-      p.addLast(UpstreamPool.DECODER, new HttpRequestDecoder(new HttpDecoderConfig()
-          .setMaxInitialLineLength(limits.maxRequestLineBytes() + 64)
-          .setMaxHeaderSize(limits.maxHeaderBytes() + 1024)
-          .setMaxChunkSize(64 * 1024)
-          .setHeadersFactory(DefaultHttpHeadersFactory.headersFactory().withValidation(false))));
+      p.addLast(UpstreamPool.DECODER, HeadAwareCodecs.requestDecoder(limits));
       HeadAwareCodecs.ResponseEncoder encoder = new HeadAwareCodecs.ResponseEncoder();
       p.addLast(UpstreamPool.ENCODER, encoder);
       p.addLast("connection", new ClientConnection(ProxyVerticle.this, guard, encoder));

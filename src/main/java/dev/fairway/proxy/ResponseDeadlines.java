@@ -1,7 +1,8 @@
 package dev.fairway.proxy;
 
 /**
- * The exchanges of one proxy verticle that wait for response headers, swept by one periodic
+ * The exchanges of one proxy verticle that wait for response headers (or, once the response
+ * began, for a slow client to drain), swept by one periodic
  * timer instead of one timer per request. Event-loop confined.
  *
  * <p>Example: an exchange armed at t=0 with {@code responseMs} 300 is timed out by the first
@@ -27,6 +28,11 @@ final class ResponseDeadlines {
       last.nextArmed = e;
     }
     last = e;
+  }
+
+  /** Whether {@code e} waits for a deadline now. */
+  boolean armed(Exchange e) {
+    return e.armed;
   }
 
   /** Stops the wait (headers arrived, or the exchange ended otherwise). */

@@ -43,6 +43,11 @@ final class Upstream extends ChannelInboundHandlerAdapter {
     decoder.expectResponseTo(headRequest);
   }
 
+  /** Whether the connection may carry another request (see {@link FramingGuard#reusable}). */
+  boolean reusable() {
+    return channel.isActive() && guard.reusable();
+  }
+
   Channel channel() {
     return channel;
   }

@@ -9,7 +9,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
@@ -44,8 +43,6 @@ final class UpstreamPool {
   /** Pipeline names of a connection's HTTP encoder and decoder (client and backend connections alike). */
   static final String ENCODER = "http-encoder";
   static final String DECODER = "http-decoder";
-  /** The most bytes of a response head a backend may send. */
-  private static final int MAX_HEAD = FramingGuard.MAX_RESPONSE_HEAD;
 
   private final EventLoop loop;
   private final ChannelFactory<? extends Channel> channels;
@@ -69,10 +66,11 @@ final class UpstreamPool {
     }
     Upstream u;
     while ((u = q.pollLast()) != null) {
-      if (u.channel().isActive()) {
+      if (u.reusable()) {
         u.reused = true;
         return u;
       }
+      u.channel().close();
     }
     return null;
   }
@@ -91,8 +89,7 @@ final class UpstreamPool {
   /** Connects to {@code host:port} within {@code connectMs}; tells {@code done} the connection or the failure. */
   void connect(String host, int port, int connectMs, BiConsumer<Upstream, Throwable> done) {
     String key = host + ":" + port;
-    Upstream handler = new Upstream(key, FramingGuard.forResponses(), new HeadAwareCodecs.ResponseDecoder(
-        new HttpDecoderConfig().setMaxHeaderSize(MAX_HEAD).setMaxInitialLineLength(MAX_HEAD).setValidateHeaders(false)));
+    Upstream handler = new Upstream(key, FramingGuard.forResponses(), HeadAwareCodecs.responseDecoder());
     ChannelFuture f = new Bootstrap()
         .group(loop)
         .channelFactory(channels)

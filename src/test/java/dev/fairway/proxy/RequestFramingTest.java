@@ -64,7 +64,10 @@ class RequestFramingTest {
       "bad chunk size|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
       "overflowing chunk size|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffff\r\nhello\r\n0\r\n\r\n",
       "chunk without CRLF|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n",
-      "chunk extension (Netty's decoder refuses them)|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\n\r\n",
+      "chunk size of 2^32 (Netty's int reads 0)|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n100000000\r\n\r\nGET /s HTTP/1.1\r\nHost: a\r\n\r\n",
+      "chunk size of 2^31|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n80000000\r\nhello\r\n0\r\n\r\n",
+      "chunk extension without a name|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;=1\r\nhello\r\n0\r\n\r\n",
+      "control character in a trailer|POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: a\u0001\r\n\r\n",
       "CL repeated even if equal|POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\nhello",
       "obs-fold|GET / HTTP/1.1\r\nHost: a\r\nX-Long: one\r\n two\r\n\r\n",
       "whitespace before colon|GET / HTTP/1.1\r\nHost: a\r\nX-Thing : 1\r\n\r\n",
@@ -77,6 +80,15 @@ class RequestFramingTest {
       "tab in request target|GET /a\tb HTTP/1.1\r\nHost: a\r\n\r\n",
       "control character in request target|GET /a\u0001b HTTP/1.1\r\nHost: a\r\n\r\n",
       "DEL in request target|GET /a\u007fb HTTP/1.1\r\nHost: a\r\n\r\n",
+      "SOH in a field value|GET / HTTP/1.1\r\nHost: a\r\nX-A: a\u0001b\r\n\r\n",
+      "VT in a field value|GET / HTTP/1.1\r\nHost: a\r\nX-A: a\u000bb\r\n\r\n",
+      "DEL in a field value|GET / HTTP/1.1\r\nHost: a\r\nX-A: a\u007fb\r\n\r\n",
+      "absolute form with userinfo|GET http://user:pw@a/ HTTP/1.1\r\nHost: a\r\n\r\n",
+      "absolute form naming another host|GET http://evil.example/ HTTP/1.1\r\nHost: a\r\n\r\n",
+      "Host with userinfo|GET / HTTP/1.1\r\nHost: user@a\r\n\r\n",
+      "Host as a list|GET / HTTP/1.1\r\nHost: a, b\r\n\r\n",
+      "Host with a path|GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",
+      "Host with a bad port|GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n",
   })
   void malformedFramingGets400AndClose(String labelAndRequest) throws Exception {
     String request = labelAndRequest.substring(labelAndRequest.indexOf('|') + 1);
@@ -100,6 +112,13 @@ class RequestFramingTest {
         "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n").body())
         .isEqualTo("got 5");
     assertThat(RawHttp.exchange(fairway.proxyPort(), "\r\nGET / HTTP/1.0\r\n\r\n").status()).isEqualTo(200);
+    assertThat(RawHttp.exchange(fairway.proxyPort(), "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "5;ext=1\r\nhello\r\n3 ; q=\"a b\";z\r\nabc\r\n0;last\r\n\r\n").body()).as("chunk extensions (RFC 9112 §7.1.1)")
+        .isEqualTo("got 8");
+    assertThat(RawHttp.exchange(fairway.proxyPort(), "GET http://A:80/ HTTP/1.1\r\nHost: a:80\r\n\r\n").status())
+        .as("an absolute-form target naming the Host").isEqualTo(200);
+    assertThat(RawHttp.exchange(fairway.proxyPort(), "GET / HTTP/1.1\r\nHost: a\r\nX-A: a\tb\r\n\r\n").status())
+        .as("HTAB in a field value").isEqualTo(200);
   }
 
   @Test
