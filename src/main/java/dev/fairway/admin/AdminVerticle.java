@@ -14,9 +14,12 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.Optional;
 import java.util.function.IntConsumer;
@@ -29,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>Example: {@code curl 127.0.0.1:9090/api/services} lists each service with its backends'
  * state, active requests and capacity; {@code GET /health} is 200 while serving and 503 while
  * this proxy drains; a browser at {@code http://127.0.0.1:9090/} shows the live dashboard, static
- * files from the jar's {@code webroot/} that poll {@code /api/services} every second.
+ * files from the jar's {@code webroot/} that poll {@code /api/services} every second. Every route
+ * answers only a {@code Host} that {@link AllowedHosts} allows ({@code curl -H 'Host: evil.example'}
+ * gets 403), so a page re-bound to the admin address by DNS reads nothing.
  */
 public final class AdminVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(AdminVerticle.class);
@@ -56,6 +61,10 @@ public final class AdminVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    // First, for every route and method: a Host naming another site is a DNS-rebinding page.
+    AllowedHosts hosts = AllowedHosts.of(settings.host(), settings.allowedHosts());
+    router.route().handler(rc -> hosts.refusal(hostFields(rc.request()))
+        .ifPresentOrElse(reason -> plain(rc, 403, reason), rc::next));
     router.get("/health").handler(this::health);
     router.get("/api/services").handler(this::services);
     router.get("/metrics").handler(this::metrics);
@@ -94,6 +103,14 @@ public final class AdminVerticle extends VerticleBase {
         .setDirectoryListing(false).setIncludeHidden(false));
     server = vertx.createHttpServer().requestHandler(router);
     return server.listen(settings.port(), settings.host()).onSuccess(s -> onListening.accept(s.actualPort()));
+  }
+
+  /** The request's {@code Host} values; over HTTP/2 (h2c), where {@code :authority} replaces Host, that. */
+  private static List<String> hostFields(HttpServerRequest request) {
+    if (request.version() == HttpVersion.HTTP_2 && request.authority() != null) {
+      return List.of(request.authority().toString());
+    }
+    return request.headers().getAll(HttpHeaders.HOST);
   }
 
   private void health(RoutingContext rc) {

@@ -134,9 +134,25 @@ public final class ConfigParser {
 
   private static AdminSettings admin(Node n) {
     String token = n.string("token", PLACEHOLDER_TOKEN);
-    AdminSettings a = new AdminSettings(n.string("host", "127.0.0.1"), n.intIn("port", 9090, 0, 65535), token);
+    AdminSettings a = new AdminSettings(n.string("host", "127.0.0.1"), n.intIn("port", 9090, 0, 65535), token,
+        allowedHosts(n));
     n.rejectUnknownKeys();
     return a;
+  }
+
+  /** {@code admin.allowedHosts}: host names, in lower case. */
+  private static List<String> allowedHosts(Node n) {
+    List<?> values = n.array("allowedHosts", "a JSON array of host names");
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < values.size(); i++) {
+      if (values.get(i) instanceof String s && HostName.isValid(s)) {
+        names.add(s.toLowerCase(Locale.ROOT));
+      } else {
+        n.problemAt(n.child("allowedHosts") + "[" + i + "]", Node.show(values.get(i)) + " is invalid; expected a host "
+            + "name like admin.example, with no port, scheme, wildcard or trailing dot");
+      }
+    }
+    return names;
   }
 
   private SubsettingSettings subsetting(Node n) {

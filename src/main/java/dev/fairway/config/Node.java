@@ -108,6 +108,20 @@ final class Node {
     return Collections.unmodifiableList(out);
   }
 
+  /** The elements of an array-valued key; a missing key gives an empty list, a non-array a problem. */
+  List<?> array(String key, String expected) {
+    allowed.add(key);
+    Object v = map.get(key);
+    if (v == null) {
+      return List.of();
+    }
+    if (v instanceof List<?> list) {
+      return list;
+    }
+    problem(key, v, expected);
+    return List.of();
+  }
+
   String string(String key, String dflt) {
     allowed.add(key);
     Object v = map.get(key);

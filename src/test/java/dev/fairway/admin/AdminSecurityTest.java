@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 @ExtendWith(VertxExtension.class)
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class AdminSecurityTest {
-  private static final String LAME_DUCK = "POST /api/backends/b/lame-duck HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n";
+  private static final String LAME_DUCK =
+      "POST /api/backends/b/lame-duck HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n";
 
   private Fairway start(Vertx vertx, String host, String token) {
     TestConfig c = TestConfig.service("web", backend("b", 1, 1));
@@ -90,8 +91,8 @@ class AdminSecurityTest {
   void mutationsArePostOrDeleteOnly(Vertx vertx) throws Exception {
     Fairway f = start(vertx, "127.0.0.1", "test-token-0123456789");
     for (String method : new String[] {"PUT", "PATCH"}) {
-      RawHttp.Response r = RawHttp.exchange(f.adminPort(), method + " /api/backends/b/lame-duck HTTP/1.1\r\nHost: a\r\n"
-          + "Authorization: Bearer test-token-0123456789\r\nContent-Length: 0\r\n\r\n");
+      RawHttp.Response r = RawHttp.exchange(f.adminPort(), method + " /api/backends/b/lame-duck HTTP/1.1\r\n"
+          + "Host: 127.0.0.1\r\nAuthorization: Bearer test-token-0123456789\r\nContent-Length: 0\r\n\r\n");
       assertThat(r.status()).isEqualTo(405);
       assertThat(r.all("Allow")).containsExactly("GET, POST, DELETE");
     }
@@ -101,8 +102,8 @@ class AdminSecurityTest {
   void corsIsNotOpened(Vertx vertx) throws Exception {
     Fairway f = start(vertx, "127.0.0.1", "test-token-0123456789");
     RawHttp.Response preflight = RawHttp.exchange(f.adminPort(), "OPTIONS /api/backends/b/lame-duck HTTP/1.1\r\n"
-        + "Host: a\r\nOrigin: http://evil.example\r\nAccess-Control-Request-Method: POST\r\n\r\n");
-    RawHttp.Response get = RawHttp.exchange(f.adminPort(), "GET /api/services HTTP/1.1\r\nHost: a\r\n"
+        + "Host: 127.0.0.1\r\nOrigin: http://evil.example\r\nAccess-Control-Request-Method: POST\r\n\r\n");
+    RawHttp.Response get = RawHttp.exchange(f.adminPort(), "GET /api/services HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         + "Origin: http://evil.example\r\n\r\n");
     for (RawHttp.Response r : new RawHttp.Response[] {preflight, get}) {
       assertThat(r.names()).noneMatch(n -> n.startsWith("access-control-"));

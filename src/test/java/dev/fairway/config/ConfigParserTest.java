@@ -114,6 +114,45 @@ class ConfigParserTest {
   }
 
   @Test
+  void adminAllowedHostsAreLowerCasedAndEmptyByDefault() throws Exception {
+    JsonObject root = full();
+    assertThat(parse(root).admin().allowedHosts()).isEmpty();
+
+    root.getJsonObject("admin").put("allowedHosts", new JsonArray().add("Admin.Example").add("fairway-admin"));
+
+    assertThat(parse(root).admin()).isEqualTo(
+        new AdminSettings("127.0.0.1", 9090, "change-me", List.of("admin.example", "fairway-admin")));
+  }
+
+  @Test
+  void adminAllowedHostsMustBeAnArray() {
+    JsonObject root = full();
+    root.getJsonObject("admin").put("allowedHosts", "admin.example");
+
+    assertThat(problems(root)).containsExactly(
+        "admin.allowedHosts: \"admin.example\" is invalid; expected a JSON array of host names");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "'\"admin.example:9090\"'  | \"admin.example:9090\"",
+      "'\"*.example\"'           | \"*.example\"",
+      "'\"http://admin\"'        | \"http://admin\"",
+      "'\"localhost.\"'          | \"localhost.\"",
+      "'\"\"'                    | \"\"",
+      "7                        | 7",
+      "null                     | null",
+      "'[\"a\"]'                 | an array",
+  })
+  void adminAllowedHostsMustBeHostNames(String json, String shown) {
+    JsonObject root = full();
+    root.getJsonObject("admin").put("allowedHosts", new JsonArray("[\"ok.example\", " + json + "]"));
+
+    assertThat(problems(root)).containsExactly("admin.allowedHosts[1]: " + shown
+        + " is invalid; expected a host name like admin.example, with no port, scheme, wildcard or trailing dot");
+  }
+
+  @Test
   void unknownStrategy() {
     JsonObject root = full();
     firstService(root).put("strategy", "fastest");
