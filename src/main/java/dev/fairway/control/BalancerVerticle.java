@@ -300,6 +300,7 @@ public final class BalancerVerticle extends VerticleBase {
       endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), e.weight, e.status.available()));
     }
     outliers.setMembers(backends.keySet());
+    outliers.setGroups(subsets.values());
     table.apply(endpointSpecs, serviceSpecs, System.nanoTime());
     metrics.syncTopology(backends.keySet(), services.keySet());
     backends.values().forEach(this::updateReadings);
@@ -362,6 +363,12 @@ public final class BalancerVerticle extends VerticleBase {
       if (entry.removed || backends.get(entry.id()) != entry) {
         return;
       }
+      if (r.status() >= 200 && r.status() < 300 && !r.lameDuck()) {
+        outliers.endEarly(entry.id(), System.nanoTime()).ifPresent(ev -> {
+          transition(entry, entry.status.endEjection(ev.reason()));
+          scheduleOutlierReturns();
+        });
+      }
       transition(entry, r.status() == 0
           ? entry.status.onCheckFailure(r.failure())
           : entry.status.onCheckResponse(r.status(), r.lameDuck()));
@@ -399,7 +406,7 @@ public final class BalancerVerticle extends VerticleBase {
       }
       int failures = o.sawSuccess() ? o.trailingFailures() : o.failures();
       for (int i = 0; i < failures; i++) {
-        outliers.onFailure(o.backendId(), "consecutive connect failures or 5xx", now)
+        outliers.onFailure(o.backendId(), "consecutive connect failures or 5xx", now, this::usable)
             .ifPresent(ev -> onEjected(entry, ev));
       }
     }
@@ -442,6 +449,12 @@ public final class BalancerVerticle extends VerticleBase {
     if (!changed.isEmpty()) {
       table.updateWeights(changed);
     }
+  }
+
+  /** Whether a backend takes requests now (healthy, not lame duck, ejected or draining). */
+  private boolean usable(String id) {
+    BackendEntry e = backends.get(id);
+    return e != null && e.status.available();
   }
 
   private void onEjected(BackendEntry entry, OutlierEvent ev) {

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Passive health checking: ejects backends whose requests keep failing, for a time that grows
@@ -15,7 +17,9 @@ import java.util.TreeMap;
  * <p>Example with {@link OutlierSettings#DEFAULTS} over members b1, b2, b3: five failures in a
  * row of b1 at t = 0 eject it until t = 30 s; a success in between would have reset its count.
  * Five failures of b2 then change nothing (at most 50% of 3, rounded down: one ejection at a
- * time). {@code returnDue(30 s)} ends b1's ejection; its next ejection lasts 60 s, then 90 s,
+ * time). The share is counted per service subset ({@link #setGroups}), and the last usable
+ * backend of a service is never ejected. A passing health check ends an ejection early
+ * ({@link #endEarly}). {@code returnDue(30 s)} ends b1's ejection; its next ejection lasts 60 s, then 90 s,
  * capped at 300 s. Each 300 s clean since its last return lowers the count again by one.
  *
  * <p>The caller reports connect failures and 5xx answers as failures, anything else as success,
@@ -28,6 +32,8 @@ public final class OutlierDetector {
 
   private final OutlierSettings settings;
   private final Map<String, Track> tracks = new TreeMap<>();
+  /** The services' subsets the ejection share is counted in; empty: all members form one. */
+  private List<Set<String>> groups = List.of();
 
   private static final class Track {
     int failures;
@@ -53,10 +59,55 @@ public final class OutlierDetector {
     }
   }
 
+  /**
+   * Sets the groups (each service's subset) the ejection share is counted in: a member is ejected
+   * only if, in every group holding it, the ejected stay within {@code maxEjectionPercent} and
+   * another member stays usable. Example: groups {@code [b1]} and {@code [b2, b3, b4]}: b1, the
+   * only backend of its service, is never ejected; of b2..b4 at most one is (50 % of 3).
+   */
+  public void setGroups(Collection<? extends Collection<String>> subsets) {
+    List<Set<String>> g = new ArrayList<>();
+    for (Collection<String> subset : subsets) {
+      g.add(Set.copyOf(subset));
+    }
+    this.groups = List.copyOf(g);
+  }
+
   /** Most members that may be ejected at once. */
   public int maxEjected() {
-    int n = tracks.size();
+    return maxEjected(tracks.size());
+  }
+
+  private int maxEjected(int n) {
     return Math.max(0, Math.min(n - 1, n * settings.maxEjectionPercent() / 100));
+  }
+
+  /**
+   * Whether ejecting {@code id} keeps every group holding it within its share and with another
+   * usable member ({@code usable}: healthy, not lame duck, draining or ejected).
+   */
+  private boolean mayEject(String id, Predicate<String> usable) {
+    List<? extends Collection<String>> in = groups.isEmpty() ? List.of(tracks.keySet()) : groups;
+    boolean held = false;
+    for (Collection<String> group : in) {
+      if (!group.contains(id)) {
+        continue;
+      }
+      held = true;
+      int ejected = 0;
+      int othersUsable = 0;
+      for (String m : group) {
+        if (ejected(m)) {
+          ejected++;
+        } else if (!m.equals(id) && usable.test(m)) {
+          othersUsable++;
+        }
+      }
+      if (ejected + 1 > maxEjected(group.size()) || othersUsable == 0) {
+        return false;
+      }
+    }
+    return held;
   }
 
   public int ejectedCount() {
@@ -95,12 +146,20 @@ public final class OutlierDetector {
    * @return the ejection this failure caused, if any
    */
   public Optional<OutlierEvent> onFailure(String id, String cause, long nowNanos) {
+    return onFailure(id, cause, nowNanos, m -> true);
+  }
+
+  /**
+   * As {@link #onFailure(String, String, long)}, with what the caller knows of the other members:
+   * {@code usable} tells whether a member takes requests (healthy, not lame duck or draining).
+   */
+  public Optional<OutlierEvent> onFailure(String id, String cause, long nowNanos, Predicate<String> usable) {
     Track t = tracks.get(id);
     if (t == null || t.ejected) {
       return Optional.empty();
     }
     t.failures = t.failures == Integer.MAX_VALUE ? t.failures : t.failures + 1;
-    if (t.failures < settings.consecutiveFailures() || ejectedCount() >= maxEjected()) {
+    if (t.failures < settings.consecutiveFailures() || !mayEject(id, usable)) {
       return Optional.empty();
     }
     if (t.returnedOnce) {
@@ -115,6 +174,21 @@ public final class OutlierDetector {
     t.returnAt = nowNanos + ms * NANOS_PER_MS;
     return Optional.of(new OutlierEvent(id, true, t.returnAt, failures + " consecutive failures, last: "
         + cause + "; ejected for " + seconds(ms) + " (ejection " + t.ejections + ")"));
+  }
+
+  /**
+   * An active health check of {@code id} passed: its ejection ends now rather than at its time
+   * (the count of ejections stays, so a next one lasts longer).
+   */
+  public Optional<OutlierEvent> endEarly(String id, long nowNanos) {
+    Track t = tracks.get(id);
+    if (t == null || !t.ejected) {
+      return Optional.empty();
+    }
+    t.ejected = false;
+    t.returnedOnce = true;
+    t.returnedAt = nowNanos;
+    return Optional.of(new OutlierEvent(id, false, nowNanos, "ejection " + t.ejections + " ended: health check passed"));
   }
 
   /** Ends every ejection whose time has come, in id order. */

@@ -113,11 +113,48 @@ class HealthIT extends VertxTestBase {
   }
 
   @Test
+  void theOnlyBackendOfAServiceIsNeverEjectedSoClientsGetItsAnswersNotA503() throws Exception {
+    TestBackend only = TestBackend.start(vertx, req -> req.response().setStatusCode(500).end("broken"));
+    TestBackend o1 = named(vertx, "o1");
+    TestBackend o2 = named(vertx, "o2");
+    TestBackend o3 = named(vertx, "o3");
+    // four backends in the process, one in service s: a process-wide cap (2 of 4) would eject it
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("only", only.port(), 10))
+        .healthCheck(200, 100, 1, 2).addService("other", "/other", backend("o1", o1.port(), 10),
+            backend("o2", o2.port(), 10), backend("o3", o3.port(), 10)).build()).await(10, TimeUnit.SECONDS);
+
+    assertThat(bodies(fw.proxyPort(), 20)).isEqualTo(String.join(" ", java.util.Collections.nCopies(20, "500")));
+    Thread.sleep(400); // two observation batches
+    assertThat(state(fw, "only")).isEqualTo("healthy");
+    assertThat(bodies(fw.proxyPort(), 5)).as("the backend's own 500s, never Fairway's 503").isEqualTo("500 500 500 500 500");
+  }
+
+  @Test
+  void anEjectedBackendReturnsAtItsNextPassingHealthCheck() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean(true);
+    TestBackend flaky = TestBackend.start(vertx, req -> req.response().setStatusCode(broken.get() ? 500 : 200)
+        .end(broken.get() ? "broken" : "flaky"), true);
+    TestBackend good = named(vertx, "good");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("flaky", flaky.port(), 10),
+        backend("good", good.port(), 10)).healthCheck(300, 100, 1, 3).build()).await(10, TimeUnit.SECONDS);
+    for (int i = 0; i < 40 && !state(fw, "flaky").equals("ejected"); i++) {
+      get(fw.proxyPort(), "/");
+      Thread.sleep(20);
+    }
+    assertThat(state(fw, "flaky")).isEqualTo("ejected");
+
+    broken.set(false); // restarted: its next health check passes
+    long took = awaitState(fw, "flaky", "healthy", 5000);
+    assertThat(took).as("back at its next check (300 ms), not after the 30 s ejection").isLessThan(2000);
+  }
+
+  @Test
   void backendAnswering500ToEverythingIsEjectedAndTrafficMovesAway() throws Exception {
+    // checks 10 s apart: the bad backend's passing health check would end its ejection early
     TestBackend bad = TestBackend.start(vertx, req -> req.response().setStatusCode(500).end("broken"));
     TestBackend good = named(vertx, "good");
     Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("bad", bad.port(), 10),
-        backend("good", good.port(), 10)).healthCheck(200, 100, 1, 2).build()).await(10, TimeUnit.SECONDS);
+        backend("good", good.port(), 10)).healthCheck(10_000, 100, 1, 2).build()).await(10, TimeUnit.SECONDS);
 
     for (int i = 0; i < 40 && !state(fw, "bad").equals("ejected"); i++) {
       get(fw.proxyPort(), "/");

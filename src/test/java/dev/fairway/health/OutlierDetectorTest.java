@@ -127,4 +127,42 @@ class OutlierDetectorTest {
     assertThatThrownBy(() -> new OutlierSettings(5, 30_000, 10_000, 50)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new OutlierSettings(5, 30_000, 300_000, 101)).isInstanceOf(IllegalArgumentException.class);
   }
+
+  /** Steps as {@link #run}, over services' subsets, with {@code usable} telling which members take requests. */
+  private static String runGroups(List<List<String>> groups, java.util.function.Predicate<String> usable, String script) {
+    OutlierDetector d = new OutlierDetector(OutlierSettings.DEFAULTS);
+    d.setMembers(groups.stream().flatMap(List::stream).distinct().toList());
+    d.setGroups(groups);
+    List<String> out = new ArrayList<>();
+    for (String step : script.split(" ")) {
+      String[] parts = step.split("-x");
+      for (int i = 0; i < Integer.parseInt(parts[1]); i++) {
+        d.onFailure(parts[0], "HTTP 500", ORIGIN, usable).ifPresent(e -> out.add("eject " + e.backendId()));
+      }
+    }
+    return out.isEmpty() ? "none" : String.join(" | ", out);
+  }
+
+  @Test
+  void theShareIsCountedPerServiceAndTheLastUsableBackendOfAServiceStays() {
+    List<List<String>> two = List.of(List.of("b1"), List.of("b2", "b3", "b4"));
+    assertThat(runGroups(two, m -> true, "b1-x50")).isEqualTo("none");
+    assertThat(runGroups(two, m -> true, "b2-x5 b3-x5 b4-x5")).isEqualTo("eject b2");
+    assertThat(runGroups(List.of(List.of("b1", "b2", "b3", "b4")), m -> true, "b1-x5 b2-x5 b3-x5")).isEqualTo("eject b1 | eject b2");
+    assertThat(runGroups(List.of(List.of("b1", "b2", "b3", "b4"), List.of("b1", "b5")), m -> true, "b1-x5 b5-x5"))
+        .as("shared b1: each service keeps its share").isEqualTo("eject b1");
+    assertThat(runGroups(List.of(List.of("b1", "b2", "b3")), m -> m.equals("b1"), "b1-x5"))
+        .as("b2 and b3 unhealthy: b1 is the last usable").isEqualTo("none");
+    assertThat(runGroups(List.of(List.of("b1", "b2")), m -> true, "b9-x5")).isEqualTo("none");
+  }
+
+  @Test
+  void aPassingHealthCheckEndsAnEjectionEarlyAndTheNextOneLastsLonger() {
+    OutlierDetector d = detector(OutlierSettings.DEFAULTS, 3);
+    assertThat(run(d, "b1-x5")).isEqualTo("eject b1 ->30");
+    assertThat(d.endEarly("b1", ORIGIN + 2 * SECOND).map(OutlierEvent::reason)).contains("ejection 1 ended: health check passed");
+    assertThat(d.ejected("b1")).isFalse();
+    assertThat(d.endEarly("b1", ORIGIN + 3 * SECOND)).isEmpty();
+    assertThat(run(d, "b1-x5")).isEqualTo("eject b1 ->60");
+  }
 }
