@@ -1,5 +1,19 @@
 package dev.fairway.proxy;
 
+import dev.fairway.proxy.exchange.Downstream;
+import dev.fairway.proxy.exchange.Exchange;
+import dev.fairway.proxy.exchange.Gateway;
+import dev.fairway.proxy.exchange.ReadPauses;
+import dev.fairway.proxy.h2.ClientSide;
+import dev.fairway.proxy.h2.H2Connection;
+import dev.fairway.proxy.h2.H2c;
+import dev.fairway.proxy.upstream.UpstreamPool;
+import dev.fairway.proxy.wire.DecodedRequest;
+import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.FramingGuard;
+import dev.fairway.proxy.wire.HeadAwareCodecs;
+import dev.fairway.proxy.wire.RawRequest;
+import dev.fairway.proxy.wire.RawResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -14,12 +28,13 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -32,11 +47,13 @@ import java.util.function.Consumer;
  * {@code /a} starts, {@code /b} waits with reading paused, and starts when {@code /a}'s response
  * is complete, so responses go out in request order.
  */
-final class ClientConnection extends ChannelInboundHandlerAdapter implements Downstream {
+public final class ClientConnection extends ChannelInboundHandlerAdapter implements Downstream, ClientSide {
   private static final ByteBuf CONTINUE =
       Unpooled.unreleasableBuffer(Unpooled.copiedBuffer("HTTP/1.1 100 Continue\r\n\r\n", StandardCharsets.US_ASCII));
 
-  private final ProxyVerticle proxy;
+  private final Gateway gateway;
+  /** The lane's open client connections, this one among them while it is open. */
+  private final Set<ClientConnection> registry;
   /** The HTTP/1.1 handlers of the pipeline ({@code null} once it speaks HTTP/2). */
   private FramingGuard guard;
   private HeadAwareCodecs.ResponseEncoder encoder;
@@ -66,8 +83,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   /** The connection's streams once it speaks HTTP/2, else {@code null}. */
   private H2Connection h2Streams;
 
-  ClientConnection(ProxyVerticle proxy, FramingGuard guard, HeadAwareCodecs.ResponseEncoder encoder) {
-    this.proxy = proxy;
+  ClientConnection(Gateway gateway, Set<ClientConnection> registry, FramingGuard guard, HeadAwareCodecs.ResponseEncoder encoder) {
+    this.gateway = gateway;
+    this.registry = registry;
     this.guard = guard;
     this.encoder = encoder;
   }
@@ -83,12 +101,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   public void channelActive(ChannelHandlerContext ctx) {
     InetSocketAddress peer = (InetSocketAddress) channel.remoteAddress();
     remote = peer == null ? "unknown" : peer.getAddress().getHostAddress();
-    if (proxy.meters().on() && peer != null) {
+    if (gateway.context().httpMeters().on() && peer != null) {
       remoteAddress = SocketAddress.inetSocketAddress(peer);
-      socketMetric = proxy.meters().connected(remoteAddress);
+      socketMetric = gateway.context().httpMeters().connected(remoteAddress);
     }
-    proxy.opened(this);
-    long idleMs = proxy.limits().idleTimeoutMs();
+    registry.add(this);
+    long idleMs = gateway.limits().idleTimeoutMs();
     if (idleMs > 0) {
       scheduleIdleTick(TimeUnit.MILLISECONDS.toNanos(idleMs) / IDLE_TICKS);
     }
@@ -174,7 +192,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
    * {@link Downstream}. The HTTP/1.1 handlers, gone from the pipeline, are let go of (an idle
    * HTTP/2 connection keeps less).
    */
-  void switchedToH2(H2Connection h2) {
+  public void switchedToH2(H2Connection h2) {
     h2Streams = h2;
     guard = null;
     encoder = null;
@@ -187,13 +205,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   }
 
   /** An HTTP/2 stream of this connection opened. */
-  void streamOpened() {
+  public void streamOpened() {
     streams++;
     activity = true;
   }
 
   /** An HTTP/2 stream of this connection closed. */
-  void streamClosed() {
+  public void streamClosed() {
     streams--;
     activity = true;
   }
@@ -248,7 +266,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       }
       encoder.answeringHead(raw.method() == HttpMethod.HEAD);
       if (!closing) {
-        start(proxy.exchange(this, raw), null);
+        start(gateway.open(this, raw), null);
       }
       return;
     }
@@ -265,7 +283,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
         }
         return;
       }
-      Exchange e = proxy.exchange(this, req);
+      Exchange e = gateway.open(this, new DecodedRequest(req));
       if (e == null) {
         ReferenceCountUtil.release(msg); // answered by Fairway itself
         return;
@@ -349,7 +367,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     }
     current = null;
     resume(ReadPauses.AWAIT | ReadPauses.UPSTREAM);
-    if (close || closeWhenDone || proxy.draining() && channel.isActive()) {
+    if (close || closeWhenDone || gateway.draining() && channel.isActive()) {
       closeAfterWrites();
       return;
     }
@@ -397,7 +415,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
     FullHttpResponse resp = f.response(version, waitTimeoutMs);
-    boolean close = f.closeConnection() || unreadBody || !keepAlive || proxy.draining();
+    boolean close = f.closeConnection() || unreadBody || !keepAlive || gateway.draining();
     if (close) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (version == HttpVersion.HTTP_1_0) {
@@ -443,8 +461,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       queued.forEach(ReferenceCountUtil::release);
       queued.clear();
     }
-    proxy.meters().disconnected(socketMetric, remoteAddress);
-    proxy.closed(this);
+    gateway.context().httpMeters().disconnected(socketMetric, remoteAddress);
+    registry.remove(this);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.fairway.proxy;
 
+import dev.fairway.proxy.upstream.UpstreamPool;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -13,10 +14,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The proxy's one listening socket: accepts connections on Vert.x's acceptor thread and hands

@@ -2,6 +2,7 @@ package dev.fairway.proxy;
 
 import dev.fairway.config.AccessLogSettings;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.metrics.HttpMeters;
 import dev.fairway.slots.SlotTable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;

@@ -1,22 +1,29 @@
 package dev.fairway.proxy;
 
+import dev.fairway.accesslog.AccessLog;
 import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.ObservationBatch;
-import dev.fairway.balancer.Route;
 import dev.fairway.config.EdgeLimits;
 import dev.fairway.config.ProxySettings;
 import dev.fairway.control.Addresses;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.metrics.HttpMeters;
+import dev.fairway.proxy.exchange.ExchangeContext;
+import dev.fairway.proxy.exchange.Gateway;
+import dev.fairway.proxy.exchange.ResponseDeadlines;
+import dev.fairway.proxy.exchange.Tally;
+import dev.fairway.proxy.h2.ClientSide;
+import dev.fairway.proxy.h2.H2c;
+import dev.fairway.proxy.upstream.UpstreamPool;
+import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.FramingGuard;
+import dev.fairway.proxy.wire.HeadAwareCodecs;
 import dev.fairway.slots.SlotTable;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -27,7 +34,6 @@ import io.vertx.core.internal.VertxInternal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,6 +73,7 @@ public final class ProxyVerticle extends VerticleBase {
   private EventLoop loop;
   private UpstreamPool pool;
   private Initializer initializer;
+  private Gateway gateway;
 
   /**
    * @param settings listener settings
@@ -92,6 +99,9 @@ public final class ProxyVerticle extends VerticleBase {
     VertxInternal vx = (VertxInternal) vertx;
     pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup(),
         meters);
+    ExchangeContext ctx = new ExchangeContext(lane, table, pool, deadlines, tally, metrics, meters, accessLog, limits,
+        draining, this::lameDuckSignal);
+    gateway = new Gateway(ctx, () -> snapshot);
     initializer = new Initializer();
     MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> swap(m.body()));
@@ -127,55 +137,6 @@ public final class ProxyVerticle extends VerticleBase {
     return initializer;
   }
 
-  UpstreamPool pool() {
-    return pool;
-  }
-
-  HttpMeters meters() {
-    return meters;
-  }
-
-  FairwayMetrics metrics() {
-    return metrics;
-  }
-
-  SlotTable table() {
-    return table;
-  }
-
-  /** The access log, or {@code null} when it is off. */
-  AccessLog accessLog() {
-    return accessLog;
-  }
-
-  int lane() {
-    return lane;
-  }
-
-  ResponseDeadlines deadlines() {
-    return deadlines;
-  }
-
-  Tally tally() {
-    return tally;
-  }
-
-  EdgeLimits limits() {
-    return limits;
-  }
-
-  boolean draining() {
-    return draining.getAsBoolean();
-  }
-
-  void opened(ClientConnection c) {
-    connections.add(c);
-  }
-
-  void closed(ClientConnection c) {
-    connections.remove(c);
-  }
-
   private void flushTally() {
     ObservationBatch batch = tally.drain();
     if (batch != null) {
@@ -187,7 +148,7 @@ public final class ProxyVerticle extends VerticleBase {
    * A backend answered with {@code Lame-Duck: true}: stop granting it slots in this process at
    * once, and tell the balancer (a rare event, not per request).
    */
-  void lameDuckSignal(Endpoint endpoint) {
+  private void lameDuckSignal(Endpoint endpoint) {
     if (table.markUnavailable(endpoint.id())) {
       vertx.eventBus().send(Addresses.LAME_DUCK_SIGNAL, endpoint.id(), LOCAL);
     }
@@ -226,85 +187,6 @@ public final class ProxyVerticle extends VerticleBase {
   }
 
   /**
-   * A request head arrived on {@code conn}: its exchange, not yet started, or {@code null} if
-   * Fairway answered it itself (no service matches, a field name with an underscore).
-   */
-  Exchange exchange(Downstream conn, HttpRequest req) {
-    boolean body = Exchange.hasBody(req.headers());
-    boolean underscore = limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT
-        && Headers.hasUnderscoreName(req.headers());
-    return exchange(conn, req, null, req.uri(), req.headers().get(HttpHeaderNames.HOST), req.protocolVersion(),
-        HttpUtil.isKeepAlive(req), body, underscore);
-  }
-
-  /** As {@link #exchange(Downstream, HttpRequest)}, for a request without a body read as bytes. */
-  Exchange exchange(Downstream conn, RawRequest raw) {
-    boolean underscore = limits.underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && raw.hasUnderscoreName();
-    return exchange(conn, null, raw, raw.uri(), raw.host(), raw.version(), raw.keepAlive(), false, underscore);
-  }
-
-  /** Routes a request ({@code req} or {@code raw}) by its target and {@code Host}; answers it if it cannot go on. */
-  private Exchange exchange(Downstream conn, HttpRequest req, RawRequest raw, String uri, String host,
-                            HttpVersion version, boolean keepAlive, boolean body, boolean underscore) {
-    if (underscore) {
-      conn.respond(version, keepAlive, Failure.UNDERSCORE_HEADER, 0, body);
-      return null;
-    }
-    String authority = host;
-    int pathStart = 0;
-    if (!uri.startsWith("/")) {
-      int scheme = uri.indexOf("://");
-      if (scheme > 0) {
-        int slash = uri.indexOf('/', scheme + 3);
-        authority = uri.substring(scheme + 3, slash < 0 ? uri.length() : slash); // absolute form wins (RFC 9112 §3.2.2)
-        pathStart = slash < 0 ? uri.length() : slash;
-      }
-    }
-    Route route = snapshot.route(hostOf(authority), pathOf(uri, pathStart));
-    if (route == null) {
-      conn.respond(version, keepAlive, Failure.NO_ROUTE, 0, body);
-      return null;
-    }
-    return new Exchange(this, conn, req, raw, route, authority, body);
-  }
-
-  /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */
-  static String hostOf(String authority) {
-    if (authority == null) {
-      return "";
-    }
-    int end = authority.length();
-    int colon = authority.lastIndexOf(':');
-    if (colon >= 0 && authority.indexOf(']') < colon) {
-      end = colon;
-    }
-    String host = end == authority.length() ? authority : authority.substring(0, end);
-    for (int i = 0; i < host.length(); i++) {
-      char c = host.charAt(i);
-      if (c >= 'A' && c <= 'Z') {
-        return host.toLowerCase(Locale.ROOT);
-      }
-    }
-    return host;
-  }
-
-  /** The path of a request target from {@code start}: up to its query or fragment; "/" if empty. */
-  static String pathOf(String uri, int start) {
-    int end = uri.length();
-    for (int i = start; i < end; i++) {
-      char c = uri.charAt(i);
-      if (c == '?' || c == '#') {
-        end = i;
-        break;
-      }
-    }
-    if (end == start) {
-      return "/";
-    }
-    return start == 0 && end == uri.length() ? uri : uri.substring(start, end);
-  }
-
-  /**
    * The pipeline of a client connection: {@link H2c} looks at the first bytes for HTTP/2's preface
    * (and steps aside if they are not), then the {@link FramingGuard} sees every byte, then
    * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which
@@ -321,14 +203,14 @@ public final class ProxyVerticle extends VerticleBase {
       ChannelPipeline p = ch.pipeline();
       FramingGuard guard = FramingGuard.forRequests(limits);
       if (limits.h2MaxConcurrentStreams() > 0) {
-        p.addLast(H2c.NAME, new H2c(ProxyVerticle.this, limits, drainTimeoutMs));
+        p.addLast(H2c.NAME, new H2c(gateway, limits, drainTimeoutMs));
       }
       p.addLast(FramingGuard.NAME, guard);
       // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
       p.addLast(UpstreamPool.DECODER, HeadAwareCodecs.requestDecoder(limits));
       HeadAwareCodecs.ResponseEncoder encoder = new HeadAwareCodecs.ResponseEncoder();
       p.addLast(UpstreamPool.ENCODER, encoder);
-      p.addLast("connection", new ClientConnection(ProxyVerticle.this, guard, encoder));
+      p.addLast(ClientSide.NAME, new ClientConnection(gateway, connections, guard, encoder));
       if (clientConnections.incrementAndGet() > limits.maxConnections()) {
         clientConnections.decrementAndGet();
         ch.eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));

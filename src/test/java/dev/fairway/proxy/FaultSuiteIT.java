@@ -4,10 +4,11 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
-import dev.fairway.testing.FaultBackend;
+import dev.fairway.proxy.exchange.ResponseDeadlines;
 import dev.fairway.testing.FaultBackend.Fault;
-import dev.fairway.testing.LoadRun;
+import dev.fairway.testing.FaultBackend;
 import dev.fairway.testing.LoadRun.Outcome;
+import dev.fairway.testing.LoadRun;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
 import io.vertx.core.Vertx;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairway.Fairway;
+import dev.fairway.proxy.wire.Failure;
 import dev.fairway.testing.RawH2;
 import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestBackend;
@@ -12,11 +13,6 @@ import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.VertxTestBase;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
-import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.util.AsciiString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
@@ -573,60 +569,5 @@ class H2cTest extends VertxTestBase {
     assertThat(r.status()).isBetween(400, 505);
     assertThatThrownBy(() -> send(fairway.proxyPort(), io.vertx.core.http.HttpMethod.GET, "/", null))
         .isInstanceOf(Exception.class);
-  }
-
-  @Test
-  void thePrefaceIsRecognisedByteByByteAndAnythingElseIsHttp11() {
-    byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-    StringBuilder verdicts = new StringBuilder();
-    for (String s : List.of("P", "PRI * HTTP/2", new String(preface, StandardCharsets.US_ASCII) + "\0\0\0\4",
-        "GET / HTTP/1.1\r\n", "PRX", "PRI * HTTP/1.1\r\n")) {
-      ByteBuf buf = Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1);
-      verdicts.append(H2c.match(buf)).append(' ');
-      buf.release();
-    }
-    assertThat(verdicts.toString().trim()).isEqualTo("UNDECIDED UNDECIDED HTTP2 HTTP1 HTTP1 HTTP1");
-  }
-
-  @Test
-  void streamHeadsAreCheckedAsAnHttp11HeadWouldBe() {
-    assertThat(check("GET", "/ok", "a", "b")).isNull();
-    assertThat(check("GET", "/a\u0001", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", "/a b", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", "/caf\u00e9", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", "/" + "x".repeat(64), "a", "b")).isEqualTo(Failure.URI_TOO_LONG);
-    assertThat(check("GET", "/ok", "a", "v\r\nInjected: 1")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", "/ok", "a", "v\0")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("G(T", "/ok", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", null, "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", "http://other/ok", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("GET", "*", "a", "b")).isEqualTo(Failure.MALFORMED_REQUEST);
-    assertThat(check("OPTIONS", "*", "a", "b")).isNull();
-    assertThat(check("GET", "/ok", "a", "1", "b", "2", "c", "3")).isNull();
-    assertThat(check("GET", "/ok", "a", "1", "b", "2", "c", "3", "d", "4")).isEqualTo(Failure.HEADERS_TOO_LARGE);
-  }
-
-  @Test
-  void aBodilessStreamBecomesTheHttp11HeadItStandsFor() {
-    Http2Headers h = new DefaultHttp2Headers(false).method("GET").path("/a?b=1").scheme("http").authority("shop");
-    h.add("accept", "text/plain").add("cookie", "a=1").add("host", "ignored").add("cookie", "b=2");
-
-    assertThat(new String(RawRequest.ofHttp2(h).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
-        "GET /a?b=1 HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\ncookie: a=1; b=2\r\n\r\n");
-    Http2Headers noAuthority = new DefaultHttp2Headers(false).method("HEAD").path("/").scheme("http");
-    noAuthority.add(new AsciiString("host"), new AsciiString("kept")).add("cookie", "c=3");
-    assertThat(new String(RawRequest.ofHttp2(noAuthority).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
-        "HEAD / HTTP/1.1\r\nhost: kept\r\ncookie: c=3\r\n\r\n");
-  }
-
-  private static Failure check(String method, String path, String... fields) {
-    Http2Headers h = new DefaultHttp2Headers(false).method(method).scheme("http");
-    if (path != null) {
-      h.path(path);
-    }
-    for (int i = 0; i < fields.length; i += 2) {
-      h.add(fields[i], fields[i + 1]);
-    }
-    return H2Stream.check(h, 64, 3);
   }
 }

@@ -1,16 +1,16 @@
 package dev.fairway.proxy;
 
-import dev.fairway.testing.TestVertx;
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.proxy.wire.Failure;
 import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
+import dev.fairway.testing.TestVertx;
 import io.vertx.core.Vertx;
-import io.vertx.junit5.VertxExtension;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

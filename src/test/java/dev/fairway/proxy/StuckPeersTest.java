@@ -4,6 +4,7 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.proxy.wire.Failure;
 import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.Streams;
 import dev.fairway.testing.TestBackend;

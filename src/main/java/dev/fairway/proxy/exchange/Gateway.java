@@ -1,0 +1,105 @@
+package dev.fairway.proxy.exchange;
+
+import dev.fairway.balancer.BalancerSnapshot;
+import dev.fairway.balancer.Route;
+import dev.fairway.config.EdgeLimits;
+import dev.fairway.proxy.wire.ClientRequest;
+import dev.fairway.proxy.wire.Failure;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * Where a lane's client connections and HTTP/2 streams turn request heads into exchanges: it
+ * routes each by its target and {@code Host} with the latest {@link BalancerSnapshot}, and
+ * answers itself what cannot go on.
+ *
+ * <p>Example: {@code GET http://Shop:8080/api/x?y} is routed by host {@code shop} and path
+ * {@code /api/x}, with {@code Shop:8080} as its authority (the absolute form wins over
+ * {@code Host}); with no route for it the client gets Fairway's {@code 404} and no exchange.
+ */
+public final class Gateway {
+  private final ExchangeContext ctx;
+  private final Supplier<BalancerSnapshot> snapshot;
+
+  public Gateway(ExchangeContext ctx, Supplier<BalancerSnapshot> snapshot) {
+    this.ctx = ctx;
+    this.snapshot = snapshot;
+  }
+
+  public EdgeLimits limits() {
+    return ctx.limits();
+  }
+
+  /** Whether the proxy is shutting down. */
+  public boolean draining() {
+    return ctx.draining().getAsBoolean();
+  }
+
+  public ExchangeContext context() {
+    return ctx;
+  }
+
+  /**
+   * A request head arrived on {@code conn}: its exchange, not yet started, or {@code null} if
+   * Fairway answered it itself (no service matches, a field name with an underscore).
+   */
+  public Exchange open(Downstream conn, ClientRequest req) {
+    if (ctx.limits().underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && req.hasUnderscoreName()) {
+      conn.respond(req.version(), req.keepAlive(), Failure.UNDERSCORE_HEADER, 0, req.hasBody());
+      return null;
+    }
+    String uri = req.uri();
+    String authority = req.host();
+    int pathStart = 0;
+    if (!uri.startsWith("/")) {
+      int scheme = uri.indexOf("://");
+      if (scheme > 0) {
+        int slash = uri.indexOf('/', scheme + 3);
+        authority = uri.substring(scheme + 3, slash < 0 ? uri.length() : slash); // absolute form wins (RFC 9112 §3.2.2)
+        pathStart = slash < 0 ? uri.length() : slash;
+      }
+    }
+    Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart));
+    if (route == null) {
+      conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody());
+      return null;
+    }
+    return new Exchange(ctx, conn, req, route, authority);
+  }
+
+  /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */
+  static String hostOf(String authority) {
+    if (authority == null) {
+      return "";
+    }
+    int end = authority.length();
+    int colon = authority.lastIndexOf(':');
+    if (colon >= 0 && authority.indexOf(']') < colon) {
+      end = colon;
+    }
+    String host = end == authority.length() ? authority : authority.substring(0, end);
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (c >= 'A' && c <= 'Z') {
+        return host.toLowerCase(Locale.ROOT);
+      }
+    }
+    return host;
+  }
+
+  /** The path of a request target from {@code start}: up to its query or fragment; "/" if empty. */
+  static String pathOf(String uri, int start) {
+    int end = uri.length();
+    for (int i = start; i < end; i++) {
+      char c = uri.charAt(i);
+      if (c == '?' || c == '#') {
+        end = i;
+        break;
+      }
+    }
+    if (end == start) {
+      return "/";
+    }
+    return start == 0 && end == uri.length() ? uri : uri.substring(start, end);
+  }
+}

@@ -1,0 +1,176 @@
+package dev.fairway.proxy.exchange;
+
+import dev.fairway.proxy.upstream.Upstream;
+import dev.fairway.proxy.wire.ClientRequest;
+import dev.fairway.proxy.wire.Failure;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Carries a client's request to the backend: the head, then the body as it comes, read no faster
+ * than the backend takes it, and gives up on a backend that stops reading for
+ * {@code uploadIdleMs}.
+ *
+ * <p>Example: a {@code PUT} of 1 MiB whose first 64 KiB arrive before the backend connection is
+ * ready keeps them in {@link #pending}; {@link #send} writes the head and those parts, and from
+ * then on each part goes straight through; when the backend's socket is full the client's
+ * connection is paused until it drains.
+ */
+final class RequestRelay {
+  private final Exchange x;
+  private final Downstream conn;
+  private final ClientRequest request;
+  private final ExchangeRecord record;
+  /** Body parts that came before the backend connection was ready. */
+  private ArrayDeque<HttpContent> pending;
+  private ScheduledFuture<?> uploadTimer;
+  /** The request's last part came from the client. */
+  private boolean ended;
+  /** The request's last part went to the backend. */
+  private boolean sent;
+  /** The backend stopped reading the body for {@code uploadIdleMs}. */
+  private boolean stalled;
+
+  RequestRelay(Exchange x, Downstream conn, ClientRequest request, ExchangeRecord record, boolean endedWithHead) {
+    this.x = x;
+    this.conn = conn;
+    this.request = request;
+    this.record = record;
+    this.ended = endedWithHead;
+  }
+
+  boolean ended() {
+    return ended;
+  }
+
+  boolean sent() {
+    return sent;
+  }
+
+  boolean stalled() {
+    return stalled;
+  }
+
+  /**
+   * Writes the backend's head, and whatever of the body came already, to {@code u}.
+   *
+   * @param nowNanos {@code System.nanoTime()}, read once by the caller
+   */
+  void send(Upstream u, long nowNanos) {
+    Channel ch = u.channel();
+    if (request.writeTo(ch, u.wire())) {
+      sentAll(nowNanos);
+      return;
+    }
+    if (pending != null) {
+      HttpContent c;
+      while ((c = pending.poll()) != null) {
+        ch.write(c);
+      }
+    }
+    ch.flush();
+    if (ended) {
+      sentAll(nowNanos);
+      return;
+    }
+    if (request.expectContinue()) {
+      conn.writeRaw(conn.continueMessage());
+      conn.flush();
+    }
+    if (!ch.isWritable()) {
+      conn.pause(ReadPauses.UPSTREAM);
+      armUploadTimer();
+    }
+    conn.resume(ReadPauses.AWAIT);
+  }
+
+  /** A part of the client's request body (or its end). */
+  void fromClient(HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      c.release(); // never forwarded: the encoder would end the backend's request cleanly
+      x.onBodyFault(Failure.MALFORMED_REQUEST);
+      return;
+    }
+    boolean last = c instanceof LastHttpContent;
+    if (last) {
+      ended = true;
+      dropTrailers((LastHttpContent) c);
+    }
+    if (x.over() || !request.hasBody()) {
+      c.release();
+      return;
+    }
+    record.bytesIn += c.content().readableBytes();
+    Upstream u = x.upstream();
+    if (u == null) {
+      if (pending == null) {
+        pending = new ArrayDeque<>(4);
+      }
+      pending.add(c);
+      return;
+    }
+    Channel ch = u.channel();
+    ch.write(c);
+    if (last) {
+      sentAll(System.nanoTime());
+    } else if (!ch.isWritable()) {
+      conn.pause(ReadPauses.UPSTREAM);
+      armUploadTimer();
+    }
+  }
+
+  /** Trailer fields are checked by the guard but not forwarded, either way. */
+  static void dropTrailers(LastHttpContent last) {
+    if (!last.trailingHeaders().isEmpty()) {
+      last.trailingHeaders().clear();
+    }
+  }
+
+  /** @param nowNanos {@code System.nanoTime()} when the request's last byte was written */
+  private void sentAll(long nowNanos) {
+    sent = true;
+    cancelUploadTimer();
+    record.requestSent();
+    x.awaitResponse(nowNanos);
+  }
+
+  /** The backend's connection can take more of the body. */
+  void upstreamWritable() {
+    if (!x.over()) {
+      cancelUploadTimer();
+      conn.resume(ReadPauses.UPSTREAM);
+    }
+  }
+
+  /** The backend stopped reading the body: give it {@code uploadIdleMs}, then give up (504). */
+  private void armUploadTimer() {
+    cancelUploadTimer();
+    uploadTimer = conn.channel().eventLoop().schedule(() -> {
+      uploadTimer = null;
+      Upstream u = x.upstream();
+      if (!x.over() && u != null) {
+        stalled = true;
+        u.channel().close();
+      }
+    }, x.route().timeouts().uploadIdleMs(), TimeUnit.MILLISECONDS);
+  }
+
+  void cancelUploadTimer() {
+    if (uploadTimer != null) {
+      uploadTimer.cancel(false);
+      uploadTimer = null;
+    }
+  }
+
+  /** Drops the body parts still held for a backend connection. */
+  void releasePending() {
+    if (pending != null) {
+      pending.forEach(HttpContent::release);
+      pending.clear();
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package dev.fairway.proxy.exchange;
+
+import dev.fairway.proxy.upstream.Upstream;
+import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.ForwardingRules;
+import dev.fairway.proxy.wire.Headers;
+import dev.fairway.proxy.wire.RawBody;
+import dev.fairway.proxy.wire.RawResponse;
+import dev.fairway.proxy.wire.Rejection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * Carries a backend's response to the client: the head turned into the client's (by the
+ * {@link ForwardingRules}, plus the framing and {@code Connection} the client's protocol needs),
+ * then the body as it comes, read from the backend no faster than the client takes it.
+ *
+ * <p>Example: an HTTP/1.0 client's request answered by a chunked {@code 200} gets a head without
+ * {@code Transfer-Encoding} and with {@code Connection: close}: the body runs to the connection's
+ * end. A {@code 103 Early Hints} goes to an HTTP/1.1 client before the final head; a
+ * {@code 101} nobody asked for is a bad response (502).
+ */
+final class ResponseRelay {
+  private final Exchange x;
+  private final Downstream conn;
+  private final ExchangeRecord record;
+  private final HttpVersion clientVersion;
+  private final boolean clientKeepAlive;
+  private final boolean headRequest;
+  /** A 1xx head came: its (empty) end is not the response's. */
+  private boolean informational;
+  private boolean closeClient;
+
+  ResponseRelay(Exchange x, Downstream conn, ExchangeRecord record, HttpVersion clientVersion, boolean clientKeepAlive,
+                boolean headRequest) {
+    this.x = x;
+    this.conn = conn;
+    this.record = record;
+    this.clientVersion = clientVersion;
+    this.clientKeepAlive = clientKeepAlive;
+    this.headRequest = headRequest;
+  }
+
+  /** The client's connection closes after this response. */
+  boolean closeClient() {
+    return closeClient;
+  }
+
+  /** A 1xx head was the last thing the backend sent. */
+  boolean informational() {
+    return informational;
+  }
+
+  /** Something the backend sent before the exchange switched protocols. */
+  void fromUpstream(Object msg) {
+    if (msg instanceof RawBody b) {
+      onRawBody(b);
+      return;
+    }
+    if (msg instanceof RawResponse r) {
+      onRawResponse(r);
+      return;
+    }
+    if (msg instanceof HttpResponse r) {
+      onResponseHead(r);
+    }
+    if (msg instanceof HttpContent c) {
+      onResponseContent(c);
+    } else if (!(msg instanceof HttpResponse)) {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  /**
+   * A final response head framed by its length, as the backend's bytes: the client's head is
+   * written from them ({@link RawResponse#toClient}); a bodiless response ends here.
+   */
+  private void onRawResponse(RawResponse r) {
+    closeClient = !clientKeepAlive || x.draining();
+    boolean bodyless = r.bodyLength() == 0;
+    Object head = conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
+    x.responseBegins(r.status(), r.loadReport(), r.lameDuck(), r.keepAlive());
+    if (bodyless) {
+      x.endResponse(true, head);
+    } else {
+      conn.writeRaw(head);
+    }
+  }
+
+  /** A part of a {@link RawResponse}'s body, passed to the client as it is. */
+  private void onRawBody(RawBody b) {
+    ByteBuf content = b.content();
+    record.bytesOut += content.readableBytes();
+    if (!b.last()) {
+      conn.writeRaw(conn.rawBody(content, false));
+      if (!conn.writable()) {
+        x.clientHoldsBack();
+      }
+      return;
+    }
+    x.endResponse(true, conn.rawBody(content, true));
+  }
+
+  private void onResponseHead(HttpResponse r) {
+    Upstream u = x.upstream();
+    if (r.decoderResult().isFailure()) {
+      u.fail(r.decoderResult().cause());
+      return;
+    }
+    int code = r.status().code();
+    if (code == 101) {
+      if (x.upgradeTo() != null) {
+        x.tunnel(r);
+      } else {
+        u.fail(new Rejection(Failure.BAD_RESPONSE)); // switching protocols nobody asked for: 502
+      }
+      return;
+    }
+    if (code < 200) {
+      informational = true;
+      relayInformational(r);
+      return;
+    }
+    HttpHeaders h = r.headers();
+    x.responseBegins(code, h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
+        HttpUtil.isKeepAlive(r));
+    boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
+    Headers.toClient(h);
+    HttpVersion version = clientVersion;
+    r.setProtocolVersion(version);
+    closeClient = !clientKeepAlive || x.draining();
+    boolean bodyless = headRequest || code == 204 || code == 304;
+    if (!framed && !bodyless) {
+      if (version == HttpVersion.HTTP_1_1) {
+        h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      } else {
+        closeClient = true; // an HTTP/1.0 client reads a body of unknown length until the connection closes
+      }
+    }
+    if (closeClient) {
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (version == HttpVersion.HTTP_1_0) {
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    }
+    conn.write(r);
+  }
+
+  /**
+   * Relays a 1xx interim response such as {@code 103 Early Hints} to an HTTP/1.1 client, minus
+   * hop-by-hop fields. {@code 100 Continue} is not relayed: Fairway answers {@code Expect} itself
+   * and does not forward it. HTTP/1.0 clients get none (RFC 9110 §15.2), nor do HTTP/2 streams.
+   */
+  private void relayInformational(HttpResponse r) {
+    if (r.status().code() == 100 || clientVersion != HttpVersion.HTTP_1_1 || conn.multiplexed()) {
+      return;
+    }
+    Headers.toClient(r.headers());
+    conn.write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, r.status(), Unpooled.EMPTY_BUFFER, r.headers(),
+        EmptyHttpHeaders.INSTANCE));
+  }
+
+  private void onResponseContent(HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      c.release(); // never an end: the client's stream is cut (the connection's close aborts it)
+      x.upstream().fail(c.decoderResult().cause());
+      return;
+    }
+    boolean last = c instanceof LastHttpContent;
+    if (informational || !x.responding()) {
+      c.release();
+      if (last) {
+        informational = false;
+      }
+      return;
+    }
+    record.bytesOut += c.content().readableBytes();
+    if (!last) {
+      conn.write(c);
+      if (!conn.writable()) {
+        x.clientHoldsBack();
+      }
+      return;
+    }
+    RequestRelay.dropTrailers((LastHttpContent) c);
+    x.endResponse(false, c);
+  }
+}

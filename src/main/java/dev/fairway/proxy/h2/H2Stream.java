@@ -1,0 +1,428 @@
+package dev.fairway.proxy.h2;
+
+import dev.fairway.proxy.exchange.Downstream;
+import dev.fairway.proxy.exchange.Exchange;
+import dev.fairway.proxy.exchange.Gateway;
+import dev.fairway.proxy.exchange.ReadPauses;
+import dev.fairway.proxy.wire.Authority;
+import dev.fairway.proxy.wire.DecodedRequest;
+import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.HeadCheck;
+import dev.fairway.proxy.wire.RawRequest;
+import dev.fairway.proxy.wire.RawResponse;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameStream;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One HTTP/2 stream of a client connection that spoke h2c ({@link H2c}), given its frames by the
+ * {@link H2Connection}: its one request becomes an {@link Exchange} exactly as an HTTP/1.1 request
+ * would, and the response goes back as frames of the stream, written on the connection.
+ *
+ * <p>Example: stream 3 carries {@code GET /a} with {@code :authority shop}. The backend gets
+ * {@code GET /a HTTP/1.1} with {@code Host: shop} and Fairway's forwarding fields; its
+ * {@code 200} with {@code Content-Length: 6} comes back as a HEADERS frame ({@code :status 200},
+ * {@code content-length 6}, {@code via 1.1 fairway}) and one DATA frame ending the stream. A
+ * stream that waits for a slot or a backend does not give its flow-control window back, so the
+ * client holds the rest of its body; the other streams of the connection go on.
+ */
+public final class H2Stream implements Downstream {
+  private static final AsciiString CONTINUE = AsciiString.cached("100");
+  /** The {@code x-http2-*} fields Netty's conversion adds to a request; they are not the client's. */
+  private static final HttpConversionUtil.ExtensionHeaderNames[] EXTENSION_FIELDS =
+      HttpConversionUtil.ExtensionHeaderNames.values();
+  private final Gateway gateway;
+  private final ClientSide connection;
+  private final H2Connection h2;
+  private final Http2FrameStream stream;
+  private Exchange exchange;
+  /** The request's head came (a later HEADERS frame carries trailers). */
+  private boolean requestSeen;
+  private boolean requestEnded;
+  private boolean closed;
+  /** Why the stream is not read (the {@link ReadPauses} bits): its window is not given back meanwhile. */
+  private int paused;
+  /** Body bytes read while paused, whose window goes back to the client on resume. */
+  private int unreturned;
+  /** Given frames in the read under way ({@link H2Connection}'s bookkeeping). */
+  boolean inRead;
+  /** Whether a frame came or the response moved since the last idle tick, and quiet ticks in a row. */
+  private boolean activity = true;
+  private int quietTicks;
+
+  H2Stream(Gateway gateway, ClientSide connection, H2Connection h2, Http2FrameStream stream) {
+    this.gateway = gateway;
+    this.connection = connection;
+    this.h2 = h2;
+    this.stream = stream;
+  }
+
+  /** A HEADERS or DATA frame of this stream. */
+  void onFrame(Object msg) {
+    touch();
+    if (msg instanceof Http2HeadersFrame f) {
+      if (!requestSeen) {
+        requestSeen = true;
+        requestEnded = f.isEndStream();
+        onRequest(f.headers());
+      } else if (f.isEndStream()) { // trailers end the body; they are dropped, as over HTTP/1.1
+        requestEnded = true;
+        if (exchange != null) {
+          exchange.fromClient(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
+      }
+      return;
+    }
+    if (msg instanceof Http2DataFrame f) {
+      boolean last = f.isEndStream();
+      requestEnded |= last;
+      int bytes = f.initialFlowControlledBytes();
+      if (paused == 0 || exchange == null) {
+        h2.consumed(stream, bytes);
+      } else {
+        unreturned += bytes;
+      }
+      if (exchange != null) {
+        exchange.fromClient(last ? new DefaultLastHttpContent(f.content()) : new DefaultHttpContent(f.content()));
+      } else {
+        f.release();
+      }
+      return;
+    }
+    ReferenceCountUtil.release(msg);
+  }
+
+  /**
+   * A request without a body takes the byte path of HTTP/1.1 ({@link RawRequest#ofHttp2}); one
+   * with a body becomes Netty's {@code HttpRequest}, chunked to the backend unless it gave
+   * {@code content-length}.
+   */
+  private void onRequest(Http2Headers h) {
+    Failure bad = check(h, gateway.limits().maxRequestLineBytes(), gateway.limits().maxHeaderCount());
+    if (bad != null) {
+      respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded);
+      return;
+    }
+    Exchange e;
+    if (requestEnded) {
+      e = gateway.open(this, RawRequest.ofHttp2(h));
+    } else {
+      HttpRequest req;
+      try {
+        req = HttpConversionUtil.toHttpRequest(stream.id(), h, false);
+      } catch (Http2Exception | RuntimeException ex) {
+        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true);
+        return;
+      }
+      HttpHeaders fields = req.headers();
+      for (HttpConversionUtil.ExtensionHeaderNames n : EXTENSION_FIELDS) {
+        fields.remove(n.text());
+      }
+      if (!HttpUtil.isContentLengthSet(req)) {
+        fields.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      }
+      e = gateway.open(this, new DecodedRequest(req));
+    }
+    if (e == null) {
+      return;
+    }
+    exchange = e;
+    e.start();
+  }
+
+  /**
+   * What an HTTP/1.1 request head could not carry, and the guard would have refused: no
+   * {@code :method} or {@code :path} (so no {@code CONNECT}), a method that is no token, a
+   * target or field value with control characters (RFC 9113 §8.2.1), an {@code :authority} that is
+   * no valid {@code Host} (userinfo included, RFC 9113 §8.3.1), a target or a field count
+   * over the limits; and what HTTP/2 forbids, a {@code :path} that is neither an absolute path nor
+   * {@code *} for {@code OPTIONS} (RFC 9113 §8.3.1); {@code null} if none. Netty's codec has
+   * checked the field names already.
+   */
+  public static Failure check(Http2Headers h, int maxTargetBytes, int maxFields) {
+    CharSequence method = h.method();
+    CharSequence path = h.path();
+    if (method == null || path == null || method.length() == 0 || path.length() == 0) {
+      return Failure.MALFORMED_REQUEST;
+    }
+    if (path.length() > maxTargetBytes) {
+      return Failure.URI_TOO_LONG;
+    }
+    if (path.charAt(0) != '/' && !(path.length() == 1 && path.charAt(0) == '*' && AsciiString.contentEquals(method,
+        "OPTIONS"))) {
+      return Failure.MALFORMED_REQUEST; // not an absolute path, nor OPTIONS's "*": no absolute form over HTTP/2
+    }
+    for (int i = 0; i < method.length(); i++) {
+      if (!HeadCheck.isTokenChar(method.charAt(i))) {
+        return Failure.MALFORMED_REQUEST;
+      }
+    }
+    for (int i = 0; i < path.length(); i++) {
+      char c = path.charAt(i);
+      if (c <= ' ' || c >= 0x7f) {
+        return Failure.MALFORMED_REQUEST;
+      }
+    }
+    AsciiString authority = h.authority() == null ? null : AsciiString.of(h.authority());
+    if (authority != null
+        && !Authority.valid(authority.array(), authority.arrayOffset(), authority.arrayOffset() + authority.length())) {
+      return Failure.MALFORMED_REQUEST; // userinfo, a list, spaces: as a Host over HTTP/1.1
+    }
+    int fields = 0;
+    for (Map.Entry<CharSequence, CharSequence> f : h) {
+      CharSequence v = f.getValue();
+      for (int i = 0; i < v.length(); i++) {
+        char c = v.charAt(i);
+        if (c < 0x20 && c != '\t' || c == 0x7f) {
+          return Failure.MALFORMED_REQUEST; // CR, LF, NUL and the other controls but HTAB, as over HTTP/1.1
+        }
+      }
+      CharSequence name = f.getKey();
+      if (name.length() == 0 || name.charAt(0) != ':') {
+        fields++;
+      }
+    }
+    return fields > maxFields ? Failure.HEADERS_TOO_LARGE : null;
+  }
+
+  /** The read that gave this stream frames is over: what its exchange wrote to the backend goes out. */
+  void readComplete() {
+    Exchange e = exchange;
+    if (e != null) {
+      e.flushToUpstream();
+    }
+  }
+
+  /** The client's window for this stream (or the connection) opened or closed. */
+  void writabilityChanged() {
+    Exchange e = exchange;
+    if (e != null && writable()) {
+      e.clientWritable();
+    }
+  }
+
+  /** The stream closed: ended both ways, reset by either side, or its connection closed. */
+  void closed() {
+    closed = true;
+    Exchange e = exchange;
+    exchange = null;
+    if (e != null) {
+      e.clientGone();
+    }
+  }
+
+  /** The client's connection: the stream shares its event loop and allocator. */
+  @Override
+  public Channel channel() {
+    return connection.channel();
+  }
+
+  /** Fairway's own answers and decoded responses, as frames of this stream. */
+  @Override
+  public void write(Object msg) {
+    send(msg);
+  }
+
+  /** {@link #write}, saying when the last frame it wrote has left; {@code null} if it wrote none. */
+  private ChannelFuture send(Object msg) {
+    if (closed) {
+      ReferenceCountUtil.release(msg);
+      return null;
+    }
+    ChannelFuture sent = null;
+    if (msg instanceof HttpResponse r) {
+      boolean bodyless = r instanceof FullHttpResponse full && !full.content().isReadable();
+      sent = h2.ctx().write(new DefaultHttp2HeadersFrame(HttpConversionUtil.toHttp2Headers(r, false), bodyless)
+          .stream(stream));
+      if (!(r instanceof HttpContent) || bodyless) {
+        ReferenceCountUtil.release(r);
+        return sent;
+      }
+    }
+    if (msg instanceof HttpContent c) {
+      boolean last = c instanceof LastHttpContent;
+      if (c.content().isReadable() || last) {
+        sent = h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
+      } else {
+        c.release();
+      }
+    }
+    return sent;
+  }
+
+  /** Frames made by {@link #rawHead}, {@link #rawBody} and {@link #continueMessage()}. */
+  @Override
+  public void writeRaw(Object msg) {
+    if (closed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    h2.ctx().write(msg);
+  }
+
+  @Override
+  public void flush() {
+    h2.ctx().flush();
+  }
+
+  @Override
+  public boolean writable() {
+    return !closed && h2.writable(stream);
+  }
+
+  @Override
+  public String remote() {
+    return connection.remote();
+  }
+
+  @Override
+  public boolean multiplexed() {
+    return true;
+  }
+
+  @Override
+  public void touch() {
+    activity = true;
+    connection.touch();
+  }
+
+  /**
+   * An idle-timeout tick of the connection: whether this stream has now been quiet for
+   * {@code ticks} ticks in a row. The connection's other streams keep it open, so a stream whose
+   * client stopped reading or sending is timed out on its own.
+   */
+  boolean quietFor(int ticks) {
+    if (activity) {
+      activity = false;
+      quietTicks = 0;
+      return false;
+    }
+    return ++quietTicks >= ticks;
+  }
+
+  /** Stops reading this stream: its window is not given back, so the client holds the rest of its body. */
+  @Override
+  public void pause(int reason) {
+    paused |= reason;
+  }
+
+  @Override
+  public void resume(int reason) {
+    paused &= ~reason;
+    if (paused == 0 && unreturned > 0) {
+      h2.consumed(stream, unreturned);
+      unreturned = 0;
+      h2.ctx().flush();
+    }
+  }
+
+  /** A malformed HTTP/2 body is a stream error Netty answers itself (the stream is reset and closes). */
+  @Override
+  public void bodyFault(Consumer<Failure> handler) {
+  }
+
+  @Override
+  public void releaseBodyFault(Consumer<Failure> handler) {
+  }
+
+  @Override
+  public Object continueMessage() {
+    return new DefaultHttp2HeadersFrame(new DefaultHttp2Headers(false, 1).status(CONTINUE), false).stream(stream);
+  }
+
+  @Override
+  public Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last) {
+    return new DefaultHttp2HeadersFrame(r.toHttp2(), last).stream(stream);
+  }
+
+  @Override
+  public Object rawBody(ByteBuf content, boolean last) {
+    return new DefaultHttp2DataFrame(content, last).stream(stream);
+  }
+
+  /**
+   * Fairway's own status, as on a connection but without {@code Connection} (HTTP/2 has none).
+   * With the request's body still coming, a {@code RST_STREAM(NO_ERROR)} refuses the rest once
+   * the answer's last frame has left: the answer may wait for the client's window, and a reset
+   * written before it would discard it (RFC 9113 §8.1).
+   */
+  @Override
+  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
+    touch();
+    ChannelFuture sent = send(f.response(HttpVersion.HTTP_1_1, waitTimeoutMs));
+    if (unreadBody && sent != null) {
+      ChannelHandlerContext ctx = h2.ctx();
+      sent.addListener(done -> {
+        if (done.isSuccess() && !closed) {
+          ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(stream));
+        }
+      });
+    }
+    flush();
+    return false;
+  }
+
+  /** An {@code RST_STREAM}: the response cannot look complete. */
+  @Override
+  public void reset() {
+    if (!closed) {
+      h2.ctx().writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL).stream(stream));
+    }
+  }
+
+  /**
+   * The stream's exchange is over. A body still coming is read and dropped, so the client is not
+   * left stuck on flow control; while Fairway drains, the connection is closed gracefully (a
+   * GOAWAY: the streams under way finish).
+   */
+  @Override
+  public void exchangeDone(Exchange e, boolean close) {
+    if (exchange != e) {
+      return;
+    }
+    exchange = null;
+    resume(paused);
+    if (gateway.draining()) {
+      connection.channel().close();
+    }
+  }
+
+  /** Only pipelined HTTP/1.1 requests wait behind each other; a stream carries one request. */
+  @Override
+  public void closeWhenDone() {
+  }
+
+  /** HTTP/2 has no {@code Upgrade}: its requests never ask to switch protocols ({@link H2c} drops the field). */
+  @Override
+  public void tunnelTo(Channel peer) {
+    throw new IllegalStateException("an HTTP/2 stream cannot switch protocols");
+  }
+}

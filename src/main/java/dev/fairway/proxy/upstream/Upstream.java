@@ -1,0 +1,140 @@
+package dev.fairway.proxy.upstream;
+
+import dev.fairway.proxy.wire.FramingGuard;
+import dev.fairway.proxy.wire.HeadAwareCodecs;
+import dev.fairway.proxy.wire.RawRequest;
+import dev.fairway.proxy.wire.RawResponse;
+import dev.fairway.proxy.wire.Rejection;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * One connection to a backend, last in its pipeline ({@link FramingGuard}, Netty's request encoder
+ * and response decoder, this): relays what the backend sends to the
+ * {@link UpstreamUser} it serves now (an exchange), and goes back to its {@link UpstreamPool} between exchanges.
+ *
+ * <p>Example: an exchange for b1 takes an idle connection to b1 from the pool, writes its request,
+ * and gets the response head and body parts from {@link #channelRead}; once the last part has
+ * been relayed and the backend kept the connection open, the connection is idle again.
+ */
+public final class Upstream extends ChannelInboundHandlerAdapter {
+  /** The pool key: the backend's {@code host:port}. */
+  final String key;
+  final FramingGuard guard;
+  /** Netty's decoder, for the responses that are not {@link RawResponse}s (1xx, 101, chunked, close-delimited). */
+  final HeadAwareCodecs.ResponseDecoder decoder;
+  private Channel channel;
+  /** The guard's context: what is written there goes out as it is, past the request encoder. */
+  private ChannelHandlerContext wire;
+  private UpstreamUser exchange;
+  /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
+  boolean reused;
+  /** When it went back to the pool ({@code System.nanoTime()}). */
+  long idleSince;
+  /** Why the connection failed, if it said (e.g. a {@link Rejection} from its guard). */
+  Throwable cause;
+
+  Upstream(String key, FramingGuard guard, HeadAwareCodecs.ResponseDecoder decoder) {
+    this.key = key;
+    this.guard = guard;
+    this.decoder = decoder;
+  }
+
+  /** Tells the guard and the decoder whether the next response answers a {@code HEAD} request. */
+  public void expectResponseTo(boolean headRequest) {
+    guard.expectResponseTo(headRequest);
+    decoder.expectResponseTo(headRequest);
+  }
+
+  /** Whether the connection may carry another request (see {@link FramingGuard#reusable}). */
+  public boolean reusable() {
+    return channel.isActive() && guard.reusable();
+  }
+
+  public Channel channel() {
+    return channel;
+  }
+
+  /** Where a request head already in HTTP/1.1 form is written ({@link RawRequest}). */
+  public ChannelHandlerContext wire() {
+    return wire;
+  }
+
+  /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
+  public boolean reused() {
+    return reused;
+  }
+
+  /** Why the connection failed, if it said; {@code null} if not. */
+  public Throwable cause() {
+    return cause;
+  }
+
+  /** Gives up on the connection for {@code why} (a malformed response, say): it closes. */
+  public void fail(Throwable why) {
+    cause = why;
+    channel.close();
+  }
+
+  /** Serves {@code e} from now on. */
+  public void attach(UpstreamUser e) {
+    exchange = e;
+  }
+
+  /** Serves no exchange any more. */
+  public void detach() {
+    exchange = null;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+    wire = ctx.pipeline().context(FramingGuard.NAME);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    UpstreamUser e = exchange;
+    if (e == null) {
+      ReferenceCountUtil.release(msg);
+      ctx.close(); // a backend talking out of turn cannot be trusted with the next request
+      return;
+    }
+    e.fromUpstream(msg);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    UpstreamUser e = exchange;
+    if (e != null) {
+      e.flushToClient();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    UpstreamUser e = exchange;
+    if (e != null && ctx.channel().isWritable()) {
+      e.upstreamWritable();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    UpstreamUser e = exchange;
+    exchange = null;
+    if (e != null) {
+      e.upstreamClosed(this);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (this.cause == null) {
+      this.cause = cause;
+    }
+    ctx.close();
+  }
+}

@@ -1,0 +1,159 @@
+package dev.fairway.proxy.wire;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * A client's request head as Netty's decoder built it: requests with a body, and upgrades. Its
+ * header map is edited in place into the backend's and written through Netty's encoder.
+ *
+ * <p>Example: {@code POST /up HTTP/1.0} with {@code Content-Length: 5} and {@code Host: shop} has
+ * {@link #hasBody} true and {@link #keepAlive} false; after {@link #toBackend} it is
+ * {@code POST /up HTTP/1.1} with {@code Host: shop}, {@code Via: 1.1 fairway} and the
+ * {@code X-Forwarded-*} fields, and {@link #writeTo} writes it without ending it: the body follows.
+ */
+public final class DecodedRequest implements ClientRequest {
+  private final HttpRequest req;
+  private final boolean hasBody;
+  private final String upgradeTo;
+  /** What the client's head said, before {@link #toBackend} turns it into the backend's. */
+  private final HttpVersion version;
+  private final boolean keepAlive;
+  private final boolean expectContinue;
+  private boolean prepared;
+
+  public DecodedRequest(HttpRequest req) {
+    this.req = req;
+    this.hasBody = hasBody(req.headers());
+    this.upgradeTo = hasBody ? null : upgradeTo(req);
+    this.version = req.protocolVersion();
+    this.keepAlive = HttpUtil.isKeepAlive(req);
+    this.expectContinue = HttpUtil.is100ContinueExpected(req);
+  }
+
+  /** Whether a request carries a body (RFC 9112 §6.3: only a framing header says so). */
+  static boolean hasBody(HttpHeaders h) {
+    if (h.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+      return true;
+    }
+    String cl = h.get(HttpHeaderNames.CONTENT_LENGTH);
+    return cl != null && !cl.equals("0");
+  }
+
+  /**
+   * What a {@code GET} asks to switch to ({@code Upgrade} listed in {@code Connection}, e.g.
+   * {@code websocket}), without {@code h2c}: {@code null} if nothing is left. HTTP/2 over
+   * cleartext is offered by prior knowledge on Fairway's own port; an {@code h2c} upgrade passed on
+   * would give the client a raw HTTP/2 connection to the backend, past routing and slots.
+   */
+  static String upgradeTo(HttpRequest req) {
+    HttpHeaders h = req.headers();
+    String asked = h.get(HttpHeaderNames.UPGRADE);
+    if (req.method() != HttpMethod.GET || asked == null || !Headers.listedIn(Headers.connectionValue(h), "upgrade")) {
+      return null;
+    }
+    return Headers.withoutToken(asked, "h2c");
+  }
+
+  @Override
+  public HttpMethod method() {
+    return req.method();
+  }
+
+  @Override
+  public String uri() {
+    return req.uri();
+  }
+
+  @Override
+  public HttpVersion version() {
+    return version;
+  }
+
+  @Override
+  public boolean keepAlive() {
+    return keepAlive;
+  }
+
+  @Override
+  public String host() {
+    return req.headers().get(HttpHeaderNames.HOST);
+  }
+
+  @Override
+  public String field(String lowerName) {
+    return req.headers().get(lowerName);
+  }
+
+  @Override
+  public boolean hasBody() {
+    return hasBody;
+  }
+
+  @Override
+  public boolean endsWithHead() {
+    return false;
+  }
+
+  @Override
+  public String upgradeTo() {
+    return upgradeTo;
+  }
+
+  @Override
+  public boolean expectContinue() {
+    return expectContinue;
+  }
+
+  @Override
+  public boolean hasUnderscoreName() {
+    return Headers.hasUnderscoreName(req.headers());
+  }
+
+  @Override
+  public void toBackend(String client, String authority, int trustedHops, String fallbackHost, String via,
+                        ByteBufAllocator alloc) {
+    HttpHeaders h = req.headers();
+    if (prepared) {
+      if (authority == null) {
+        h.set(HttpHeaderNames.HOST, fallbackHost);
+      }
+      return;
+    }
+    prepared = true;
+    boolean chunked = HttpUtil.isTransferEncodingChunked(req);
+    Headers.toBackend(h, client, authority, trustedHops, via);
+    h.set(HttpHeaderNames.HOST, authority != null ? authority : fallbackHost);
+    if (chunked) {
+      h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    }
+    if (upgradeTo != null) {
+      h.set(HttpHeaderNames.UPGRADE, upgradeTo);
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+    }
+    req.setProtocolVersion(HttpVersion.HTTP_1_1);
+  }
+
+  @Override
+  public boolean writeTo(Channel ch, ChannelHandlerContext wire) {
+    ch.write(req);
+    if (hasBody) {
+      return false;
+    }
+    ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+    return true;
+  }
+
+  @Override
+  public void release() {
+  }
+}

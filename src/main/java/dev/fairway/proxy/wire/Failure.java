@@ -1,0 +1,97 @@
+package dev.fairway.proxy.wire;
+
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Every status Fairway itself produces, in one place: the status, the one-line reason sent as
+ * the body, whether a {@code Retry-After} goes with it and whether the connection is closed.
+ *
+ * <p>Example: {@code SLOT_TIMEOUT} is {@code 503 "no free slot within the wait timeout"} with
+ * {@code Retry-After}; {@code MALFORMED_REQUEST} is 400 and closes the connection.
+ */
+public enum Failure {
+  NO_ROUTE(404, "no service matches this host and path", false, false),
+  NO_BACKEND(503, "no healthy backend available", false, false),
+  SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false),
+  QUEUE_FULL(503, "too many requests waiting for a free slot", true, false),
+  CONNECT_FAILED(503, "could not connect to a backend", false, false),
+  RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false),
+  BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false),
+  MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true),
+  HEADERS_TOO_LARGE(431, "request headers too large", false, true),
+  URI_TOO_LONG(414, "request line too long", false, true),
+  REQUEST_TIMEOUT(408, "request headers not complete in time", false, true),
+  DRAINING(503, "proxy is shutting down", true, true),
+  TOO_MANY_CONNECTIONS(503, "too many client connections", true, true),
+  UNDERSCORE_HEADER(400, "header field name contains an underscore", false, true),
+  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false);
+
+  private final int status;
+  private final String reason;
+  private final boolean retryAfter;
+  private final boolean closeConnection;
+
+  Failure(int status, String reason, boolean retryAfter, boolean closeConnection) {
+    this.status = status;
+    this.reason = reason;
+    this.retryAfter = retryAfter;
+    this.closeConnection = closeConnection;
+  }
+
+  /**
+   * The failure for a request the HTTP decoder (or {@link FramingGuard}) refused: the guard's own
+   * {@link Rejection}, else 414 for a too long request line, 431 for too large headers, 400 for
+   * anything else.
+   */
+  public static Failure of(Throwable decoderFailure) {
+    if (decoderFailure instanceof Rejection r) {
+      return r.failure();
+    }
+    if (decoderFailure instanceof io.netty.handler.codec.http.TooLongHttpLineException) {
+      return URI_TOO_LONG;
+    }
+    if (decoderFailure instanceof io.netty.handler.codec.http.TooLongHttpHeaderException) {
+      return HEADERS_TOO_LARGE;
+    }
+    return MALFORMED_REQUEST;
+  }
+
+  /**
+   * Fairway's answer: the status, the reason as one plain-text line, and {@code Retry-After}
+   * (the wait timeout in whole seconds, at least 1) when the failure asks the client to retry.
+   */
+  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs) {
+    byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(status),
+        Unpooled.wrappedBuffer(body));
+    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    if (retryAfter) {
+      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+    }
+    return resp;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  /** The plain-text body line (without the newline). */
+  public String reason() {
+    return reason;
+  }
+
+  public boolean retryAfter() {
+    return retryAfter;
+  }
+
+  public boolean closeConnection() {
+    return closeConnection;
+  }
+}

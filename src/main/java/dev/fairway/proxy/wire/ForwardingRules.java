@@ -1,0 +1,128 @@
+package dev.fairway.proxy.wire;
+
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The rules a message's fields follow across the proxy, in one place for every shape a message
+ * comes in (a decoded header map, a head's bytes, HTTP/2 fields): which fields are dropped
+ * (hop-by-hop ones, RFC 9110 §7.6.1, those named in {@code Connection}, names with an underscore,
+ * the backend signals Fairway consumes), which earlier forwarding values are read, and what
+ * {@code X-Forwarded-*} and {@code Via} become.
+ *
+ * <p>Example: with {@code trustedHops} 1, a request with {@code X-Forwarded-For: 6.6.6.6, 10.0.0.1}
+ * from 127.0.0.1 gets {@code xForwardedFor("6.6.6.6, 10.0.0.1", "127.0.0.1", 1)} =
+ * {@code "10.0.0.1, 127.0.0.1"}; with 0 just {@code "127.0.0.1"}. {@code request("Keep-Alive")} is
+ * {@link Rule#DROP}, {@code request("Via")} is {@link Rule#PRIOR_VIA}, {@code request("Accept")}
+ * is {@link Rule#KEEP}.
+ */
+public final class ForwardingRules {
+  /** What Fairway adds to {@code Via} for a request or response it relays over HTTP/1.1. */
+  public static final String VIA_TOKEN = "1.1 fairway";
+  /** What Fairway adds to {@code Via} for a request it received over HTTP/2 (RFC 9110 §7.6.3). */
+  public static final String VIA_TOKEN_H2 = "2 fairway";
+  public static final String LAME_DUCK = "lame-duck";
+  public static final String LOAD_METRICS = "endpoint-load-metrics";
+
+  /** Hop-by-hop field names (RFC 9110 §7.6.1), with Host and Expect, which Fairway sets or answers itself. */
+  private static final String[] HOP_BY_HOP = {
+    "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+    "te", "trailer", "transfer-encoding", "upgrade", "host", "expect"
+  };
+  private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS};
+
+  /** What becomes of one field. */
+  public enum Rule {
+    /** Passed on as it is. */
+    KEEP,
+    /** Left out. */
+    DROP,
+    /** Left out; its value is an earlier hop's {@code X-Forwarded-For} list. */
+    PRIOR_FOR,
+    /** Left out; its value is an earlier hop's {@code X-Forwarded-Proto}. */
+    PRIOR_PROTO,
+    /** Left out; its value is an earlier hop's {@code X-Forwarded-Host}. */
+    PRIOR_HOST,
+    /** Left out; its value is an earlier hop's {@code Via} list. */
+    PRIOR_VIA
+  }
+
+  private ForwardingRules() {
+  }
+
+  /**
+   * What becomes of the request field named {@code h[s, s + n)} on its way to the backend.
+   *
+   * @param connection the request's {@code Connection} values, comma-joined; {@code null} if none
+   */
+  public static Rule request(byte[] h, int s, int n, String connection) {
+    if (HeadBytes.isOneOf(h, s, n, HOP_BY_HOP) || HeadBytes.indexOf(h, (byte) '_', s, s + n) < s + n
+        || HeadBytes.listedIn(connection, h, s, n)) {
+      return Rule.DROP;
+    }
+    if (n == 3 && HeadBytes.nameIs(h, s, "via")) {
+      return Rule.PRIOR_VIA;
+    }
+    if (n < 12 || !HeadBytes.nameIs(h, s, "x-forwarded-")) {
+      return Rule.KEEP;
+    }
+    if (n == 15 && HeadBytes.nameIs(h, s, "x-forwarded-for")) {
+      return Rule.PRIOR_FOR;
+    }
+    if (n == 17 && HeadBytes.nameIs(h, s, "x-forwarded-proto")) {
+      return Rule.PRIOR_PROTO;
+    }
+    return n == 16 && HeadBytes.nameIs(h, s, "x-forwarded-host") ? Rule.PRIOR_HOST : Rule.DROP;
+  }
+
+  /** {@link #request(byte[], int, int, String)} for a decoded field name. */
+  public static Rule request(CharSequence name, String connection) {
+    AsciiString a = ascii(name);
+    return request(a.array(), a.arrayOffset(), a.length(), connection);
+  }
+
+  /** What becomes of the response field named {@code h[s, s + n)} on its way to the client. */
+  public static Rule response(byte[] h, int s, int n, String connection) {
+    if (HeadBytes.isOneOf(h, s, n, HOP_BY_HOP) || HeadBytes.isOneOf(h, s, n, BACKEND_SIGNALS)
+        || HeadBytes.listedIn(connection, h, s, n)) {
+      return Rule.DROP;
+    }
+    return n == 3 && HeadBytes.nameIs(h, s, "via") ? Rule.PRIOR_VIA : Rule.KEEP;
+  }
+
+  /** {@link #response(byte[], int, int, String)} for a decoded field name. */
+  public static Rule response(CharSequence name, String connection) {
+    AsciiString a = ascii(name);
+    return response(a.array(), a.arrayOffset(), a.length(), connection);
+  }
+
+  /** A list with {@code value} appended ({@code null}: an empty list). */
+  public static String append(String list, String value) {
+    return list == null ? value : list + ", " + value;
+  }
+
+  /** The backend's {@code X-Forwarded-For}: the trusted tail of the earlier list, then the client. */
+  public static String xForwardedFor(String prior, String client, int trustedHops) {
+    String kept = trustedHops == 0 ? null : Headers.lastEntries(prior, trustedHops);
+    return kept == null ? client : kept + ", " + client;
+  }
+
+  /** The backend's {@code X-Forwarded-Proto}: a trusted hop's, else {@code http}. */
+  public static String xForwardedProto(String prior, int trustedHops) {
+    return trustedHops > 0 && prior != null ? prior : "http";
+  }
+
+  /** The backend's {@code X-Forwarded-Host}: a trusted hop's, else the client's authority; {@code null}: none. */
+  public static String xForwardedHost(String prior, String authority, int trustedHops) {
+    return trustedHops > 0 && prior != null ? prior : authority;
+  }
+
+  /** {@code Via} with Fairway's {@code token} appended. */
+  public static String via(String prior, String token) {
+    return prior == null ? token : prior + ", " + token;
+  }
+
+  private static AsciiString ascii(CharSequence name) {
+    return name instanceof AsciiString a ? a : new AsciiString(name.toString().getBytes(StandardCharsets.ISO_8859_1), false);
+  }
+}

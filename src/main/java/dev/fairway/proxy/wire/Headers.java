@@ -1,0 +1,192 @@
+package dev.fairway.proxy.wire;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Applies the {@link ForwardingRules} to a decoded header map, in place, and reads the
+ * {@code Connection} field's tokens.
+ *
+ * <p>Example: a request with {@code Connection: close, X-Trace} and {@code X-Trace: 1} reaches the
+ * backend with neither field, with {@code X-Forwarded-For: 127.0.0.1} and {@code Via: 1.1 fairway}.
+ * With {@code trustedHops} 0 a client's own {@code X-Forwarded-For: 6.6.6.6} is replaced, not
+ * extended; with 1 it is kept and the peer appended ({@code 6.6.6.6, 127.0.0.1}). A field named
+ * {@code x_user} is dropped (unless the listener rejects such requests outright).
+ */
+public final class Headers {
+  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
+  private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("X-Forwarded-Proto");
+  private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("X-Forwarded-Host");
+  private static final AsciiString VIA = AsciiString.cached("Via");
+  private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
+
+  private Headers() {
+  }
+
+  /**
+   * Turns the client's request fields into the backend's, in place, by the {@link ForwardingRules}.
+   *
+   * @param client    the client's address ({@code X-Forwarded-For})
+   * @param authority the client's {@code Host}, or {@code null} ({@code X-Forwarded-Host})
+   * @param via       what to add to {@code Via}: {@link ForwardingRules#VIA_TOKEN} or {@link ForwardingRules#VIA_TOKEN_H2}
+   */
+  public static void toBackend(HttpHeaders h, String client, String authority, int trustedHops, String via) {
+    String connection = connectionValue(h);
+    String priorProto = null;
+    String priorHost = null;
+    String priorFor = null;
+    String priorVia = null;
+    List<CharSequence> drop = null;
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      ForwardingRules.Rule rule = ForwardingRules.request(e.getKey(), connection);
+      switch (rule) {
+        case KEEP -> {
+          continue;
+        }
+        case PRIOR_FOR -> priorFor = ForwardingRules.append(priorFor, e.getValue().toString());
+        case PRIOR_PROTO -> priorProto = e.getValue().toString();
+        case PRIOR_HOST -> priorHost = e.getValue().toString();
+        case PRIOR_VIA -> priorVia = ForwardingRules.append(priorVia, e.getValue().toString());
+        case DROP -> { }
+      }
+      drop = drop(drop, e.getKey());
+    }
+    removeAll(h, drop);
+    h.set(X_FORWARDED_FOR, ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
+    h.set(X_FORWARDED_PROTO, ForwardingRules.xForwardedProto(priorProto, trustedHops));
+    String host = ForwardingRules.xForwardedHost(priorHost, authority, trustedHops);
+    if (host != null) {
+      h.set(X_FORWARDED_HOST, host);
+    }
+    h.set(VIA, priorVia == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(priorVia, via));
+  }
+
+  /** Turns the backend's response fields into the client's, in place, by the {@link ForwardingRules}. */
+  public static void toClient(HttpHeaders h) {
+    String connection = connectionValue(h);
+    String priorVia = null;
+    List<CharSequence> drop = null;
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      ForwardingRules.Rule rule = ForwardingRules.response(e.getKey(), connection);
+      if (rule == ForwardingRules.Rule.PRIOR_VIA) {
+        priorVia = ForwardingRules.append(priorVia, e.getValue().toString());
+      }
+      if (rule != ForwardingRules.Rule.KEEP) {
+        drop = drop(drop, e.getKey());
+      }
+    }
+    removeAll(h, drop);
+    h.set(VIA, priorVia == null ? VIA_VALUE : ForwardingRules.via(priorVia, ForwardingRules.VIA_TOKEN));
+  }
+
+  /** Notes a field to remove once the walk over the fields is over. */
+  private static List<CharSequence> drop(List<CharSequence> drop, CharSequence name) {
+    List<CharSequence> d = drop == null ? new ArrayList<>(4) : drop;
+    d.add(name);
+    return d;
+  }
+
+  private static void removeAll(HttpHeaders h, List<CharSequence> names) {
+    if (names != null) {
+      for (int i = 0; i < names.size(); i++) {
+        h.remove(names.get(i));
+      }
+    }
+  }
+
+  /** The {@code Connection} field's tokens as one comma-separated value; {@code null} if absent. */
+  public static String connectionValue(HttpHeaders headers) {
+    if (!headers.contains(HttpHeaderNames.CONNECTION)) {
+      return null;
+    }
+    List<String> all = headers.getAll(HttpHeaderNames.CONNECTION);
+    return all.size() == 1 ? all.get(0) : String.join(",", all);
+  }
+
+  /**
+   * The last {@code n} entries of a comma-separated {@code X-Forwarded-For} list: the ones written
+   * by trusted proxies; entries further left could be forged by the client. {@code null} if none.
+   */
+  static String lastEntries(String list, int n) {
+    if (list == null || list.isBlank()) {
+      return null;
+    }
+    String[] parts = list.split(",");
+    StringBuilder out = new StringBuilder();
+    for (int i = Math.max(0, parts.length - n); i < parts.length; i++) {
+      String p = parts[i].strip();
+      if (!p.isEmpty()) {
+        out.append(out.length() == 0 ? "" : ", ").append(p);
+      }
+    }
+    return out.length() == 0 ? null : out.toString();
+  }
+
+  /** Whether any field name contains an underscore (nginx and Envoy drop or reject those). */
+  public static boolean hasUnderscoreName(HttpHeaders headers) {
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+      if (AsciiString.indexOf(it.next().getKey(), '_', 0) >= 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+
+
+
+  /** Whether {@code name} is one of the comma-separated tokens of a {@code Connection} value. */
+  public static boolean listedIn(String connection, CharSequence name) {
+    if (connection == null) {
+      return false;
+    }
+    int len = connection.length();
+    int start = 0;
+    while (start < len) {
+      int comma = connection.indexOf(',', start);
+      int end = comma < 0 ? len : comma;
+      int s = start;
+      int e = end;
+      while (s < e && (connection.charAt(s) == ' ' || connection.charAt(s) == '\t')) {
+        s++;
+      }
+      while (e > s && (connection.charAt(e - 1) == ' ' || connection.charAt(e - 1) == '\t')) {
+        e--;
+      }
+      if (e - s == name.length() && AsciiString.regionMatches(connection, true, s, name, 0, name.length())) {
+        return true;
+      }
+      start = end + 1;
+    }
+    return false;
+  }
+
+  /**
+   * A comma-separated list without the entries naming {@code token} (in any case, with or
+   * without a {@code /version}): {@code "h2c, websocket"} without {@code h2c} is
+   * {@code "websocket"}; {@code null} when nothing is left.
+   */
+  public static String withoutToken(String list, String token) {
+    StringBuilder kept = new StringBuilder(list.length());
+    for (String entry : list.split(",")) {
+      String e = entry.strip();
+      int slash = e.indexOf('/');
+      String name = slash < 0 ? e : e.substring(0, slash).strip();
+      if (e.isEmpty() || name.equalsIgnoreCase(token)) {
+        continue;
+      }
+      if (kept.length() > 0) {
+        kept.append(", ");
+      }
+      kept.append(e);
+    }
+    return kept.length() == 0 ? null : kept.toString();
+  }
+}

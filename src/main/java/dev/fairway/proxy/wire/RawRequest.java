@@ -1,0 +1,323 @@
+package dev.fairway.proxy.wire;
+
+import static dev.fairway.proxy.wire.HeadBytes.indexOf;
+import static dev.fairway.proxy.wire.HeadBytes.nameIs;
+import static dev.fairway.proxy.wire.HeadBytes.value;
+
+import dev.fairway.proxy.exchange.Exchange;
+import dev.fairway.proxy.h2.H2Stream;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * A client's request without a body, as its head's bytes came: the {@link FramingGuard} checked
+ * it and hands it on instead of letting Netty's decoder build a header map, and the
+ * {@link Exchange} writes the backend's head from it byte for byte, without Netty's encoder.
+ * Requests with a body, and upgrades, go through Netty's decoder as before.
+ *
+ * <p>Example: {@code "GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: text/plain\r\n\r\n"}
+ * from 10.0.0.7 becomes {@code "GET /a HTTP/1.1\r\nAccept: text/plain\r\nX-Forwarded-For: 10.0.0.7\r\n
+ * X-Forwarded-Proto: http\r\nX-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\nHost: shop\r\n\r\n"}: the
+ * same edits, in the same order, as {@link Headers#toBackend} on a header map ({@link ForwardingRules}).
+ */
+public final class RawRequest implements ClientRequest {
+  private static final byte[] HTTP_11_LINE_END = ascii(" HTTP/1.1\r\n");
+  private static final byte[] HOST_PREFIX = ascii("host: ");
+  private static final byte[] COOKIE_PREFIX = ascii("cookie: ");
+
+  /** The head, from its request line to its blank line: a copy, kept for a retry and the access log. */
+  private final byte[] head;
+  private final int methodEnd;
+  private final int uriEnd;
+  private final int startEnd;
+  private final HttpMethod method;
+  private final String uri;
+  private final boolean http10;
+  private String host;
+  /** The {@code Connection} field's values, comma-joined; {@code null} if there is none. */
+  private String connection;
+  private boolean underscoreName;
+  /** The backend's head, once made: kept for a retry, released when the exchange is over. */
+  private ByteBuf backendHead;
+
+  /** @param head a valid request head (checked by {@link HeadCheck}), not shared with anyone */
+  RawRequest(byte[] head) {
+    this.head = head;
+    byte[] h = head;
+    int textEnd = h.length - 2;
+    startEnd = indexOf(h, (byte) '\r', 0, textEnd);
+    methodEnd = indexOf(h, (byte) ' ', 0, startEnd);
+    uriEnd = indexOf(h, (byte) ' ', methodEnd + 1, startEnd);
+    method = methodEnd == 3 && h[0] == 'G' && h[1] == 'E' && h[2] == 'T' ? HttpMethod.GET
+        : HttpMethod.valueOf(new String(h, 0, methodEnd, StandardCharsets.US_ASCII));
+    uri = new String(h, methodEnd + 1, uriEnd - methodEnd - 1, StandardCharsets.ISO_8859_1);
+    http10 = h[startEnd - 1] == '0';
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      int n = colon - s;
+      if (n == 4 && host == null && nameIs(h, s, "host")) {
+        host = value(h, colon + 1, e);
+      } else if (n == 10 && nameIs(h, s, "connection")) {
+        String v = value(h, colon + 1, e);
+        connection = connection == null ? v : connection + "," + v;
+      }
+      underscoreName |= indexOf(h, (byte) '_', s, colon) < colon;
+      s = e + 2;
+    }
+  }
+
+  /**
+   * The HTTP/1.1 head an HTTP/2 request without a body stands for (RFC 9113 §8.3.1): the request
+   * line from {@code :method} and {@code :path}, {@code Host} from {@code :authority} (else the
+   * request's own {@code host} field), the other fields as they came, and {@code cookie} fields
+   * joined into one (§8.2.3). The fields must have passed {@link H2Stream#check}.
+   *
+   * <p>Example: {@code :method GET, :path /a, :scheme http, :authority shop, accept text/plain,
+   * cookie a=1, cookie b=2} is {@code "GET /a HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\n
+   * cookie: a=1; b=2\r\n\r\n"}.
+   */
+  public static RawRequest ofHttp2(Http2Headers h) {
+    CharSequence authority = h.authority();
+    int length = h.method().length() + 1 + h.path().length() + HTTP_11_LINE_END.length + 2;
+    if (authority != null) {
+      length += HOST_PREFIX.length + authority.length() + 2;
+    }
+    int cookies = 0;
+    for (Map.Entry<CharSequence, CharSequence> f : h) {
+      CharSequence name = f.getKey();
+      if (!forwarded(name, authority)) {
+        continue;
+      }
+      if (AsciiString.contentEquals(name, "cookie")) {
+        length += (cookies++ == 0 ? COOKIE_PREFIX.length + 2 : 2) + f.getValue().length();
+      } else {
+        length += name.length() + 2 + f.getValue().length() + 2;
+      }
+    }
+    byte[] b = new byte[length]; // the exact size: no builder, no string, one array
+    int at = put(b, 0, h.method());
+    b[at++] = ' ';
+    at = put(b, at, h.path());
+    System.arraycopy(HTTP_11_LINE_END, 0, b, at, HTTP_11_LINE_END.length);
+    at += HTTP_11_LINE_END.length;
+    if (authority != null) {
+      at = crlf(b, put(b, put(b, at, HOST_PREFIX), authority));
+    }
+    for (Map.Entry<CharSequence, CharSequence> f : h) {
+      CharSequence name = f.getKey();
+      if (forwarded(name, authority) && !AsciiString.contentEquals(name, "cookie")) {
+        at = put(b, at, name);
+        b[at++] = ':';
+        b[at++] = ' ';
+        at = crlf(b, put(b, at, f.getValue()));
+      }
+    }
+    if (cookies > 0) {
+      at = put(b, at, COOKIE_PREFIX);
+      boolean first = true;
+      for (Map.Entry<CharSequence, CharSequence> f : h) {
+        if (forwarded(f.getKey(), authority) && AsciiString.contentEquals(f.getKey(), "cookie")) {
+          if (!first) {
+            b[at++] = ';';
+            b[at++] = ' ';
+          }
+          first = false;
+          at = put(b, at, f.getValue());
+        }
+      }
+      at = crlf(b, at);
+    }
+    crlf(b, at);
+    return new RawRequest(b);
+  }
+
+  /**
+   * Whether an HTTP/2 field goes into the HTTP/1.1 head as a field: not a pseudo-header, and not
+   * {@code host} beside {@code :authority}.
+   */
+  private static boolean forwarded(CharSequence name, CharSequence authority) {
+    return !(name.length() > 0 && name.charAt(0) == ':' || authority != null && AsciiString.contentEquals(name, "host"));
+  }
+
+  /** Writes {@code s}, whose chars are bytes (HPACK's), at {@code at}; returns where it ends. */
+  private static int put(byte[] b, int at, CharSequence s) {
+    int n = s.length();
+    if (s instanceof AsciiString a) {
+      a.copy(0, b, at, n);
+    } else {
+      for (int i = 0; i < n; i++) {
+        b[at + i] = (byte) s.charAt(i);
+      }
+    }
+    return at + n;
+  }
+
+  private static int put(byte[] b, int at, byte[] bytes) {
+    System.arraycopy(bytes, 0, b, at, bytes.length);
+    return at + bytes.length;
+  }
+
+  private static int crlf(byte[] b, int at) {
+    b[at] = '\r';
+    b[at + 1] = '\n';
+    return at + 2;
+  }
+
+  /** The head's bytes (for tests and logs). */
+  public byte[] bytes() {
+    return head;
+  }
+
+  @Override
+  public HttpMethod method() {
+    return method;
+  }
+
+  @Override
+  public String uri() {
+    return uri;
+  }
+
+  @Override
+  public HttpVersion version() {
+    return http10 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+  }
+
+  /** The {@code Host} field's value, or {@code null}. */
+  @Override
+  public String host() {
+    return host;
+  }
+
+  /** Whether the client keeps its connection after this request (as Netty's {@code HttpUtil.isKeepAlive}). */
+  @Override
+  public boolean keepAlive() {
+    return !Headers.listedIn(connection, "close") && (!http10 || Headers.listedIn(connection, "keep-alive"));
+  }
+
+  /** Whether a field name has an underscore (nginx and Envoy drop or reject those). */
+  @Override
+  public boolean hasUnderscoreName() {
+    return underscoreName;
+  }
+
+  /** The first value of the field {@code lowerName}, or {@code null} (for the access log). */
+  @Override
+  public String field(String lowerName) {
+    byte[] h = head;
+    int textEnd = h.length - 2;
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      if (colon - s == lowerName.length() && nameIs(h, s, lowerName)) {
+        return value(h, colon + 1, e);
+      }
+      s = e + 2;
+    }
+    return null;
+  }
+
+  /**
+   * Makes the backend's head by the {@link ForwardingRules}: HTTP/1.1, the fields the rules keep,
+   * then {@code X-Forwarded-For}, {@code -Proto}, {@code -Host}, {@code Via} and {@code Host}.
+   */
+  @Override
+  public void toBackend(String client, String authority, int trustedHops, String fallbackHost, String via,
+                        ByteBufAllocator alloc) {
+    release();
+    byte[] h = head;
+    int textEnd = h.length - 2;
+    ByteBuf out = alloc.ioBuffer(h.length + 128);
+    out.writeBytes(h, 0, uriEnd).writeBytes(HTTP_11_LINE_END);
+    String priorProto = null;
+    String priorHost = null;
+    String priorFor = null;
+    String priorVia = null;
+    for (int s = startEnd + 2; s < textEnd; ) {
+      int e = indexOf(h, (byte) '\r', s, textEnd);
+      int colon = indexOf(h, (byte) ':', s, e);
+      switch (ForwardingRules.request(h, s, colon - s, connection)) {
+        case KEEP -> out.writeBytes(h, s, e + 2 - s);
+        case PRIOR_FOR -> priorFor = ForwardingRules.append(priorFor, value(h, colon + 1, e));
+        case PRIOR_PROTO -> priorProto = value(h, colon + 1, e);
+        case PRIOR_HOST -> priorHost = value(h, colon + 1, e);
+        case PRIOR_VIA -> priorVia = ForwardingRules.append(priorVia, value(h, colon + 1, e));
+        case DROP -> { }
+      }
+      s = e + 2;
+    }
+    field(out, "X-Forwarded-For", ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
+    field(out, "X-Forwarded-Proto", ForwardingRules.xForwardedProto(priorProto, trustedHops));
+    String forwardedHost = ForwardingRules.xForwardedHost(priorHost, authority, trustedHops);
+    if (forwardedHost != null) {
+      field(out, "X-Forwarded-Host", forwardedHost);
+    }
+    field(out, "Via", ForwardingRules.via(priorVia, via));
+    field(out, "Host", authority != null ? authority : fallbackHost);
+    backendHead = out.writeByte('\r').writeByte('\n');
+  }
+
+  /** The backend's head made by {@link #toBackend} (for tests). */
+  public ByteBuf backendHead() {
+    return backendHead;
+  }
+
+  @Override
+  public boolean writeTo(Channel ch, ChannelHandlerContext wire) {
+    wire.writeAndFlush(backendHead.retainedDuplicate());
+    return true;
+  }
+
+  @Override
+  public void release() {
+    if (backendHead != null) {
+      backendHead.release();
+      backendHead = null;
+    }
+  }
+
+  @Override
+  public boolean hasBody() {
+    return false;
+  }
+
+  @Override
+  public boolean endsWithHead() {
+    return true;
+  }
+
+  @Override
+  public String upgradeTo() {
+    return null;
+  }
+
+  @Override
+  public boolean expectContinue() {
+    return false;
+  }
+
+  private static void field(ByteBuf out, String name, String value) {
+    out.writeCharSequence(name, StandardCharsets.US_ASCII);
+    out.writeByte(':').writeByte(' ');
+    out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
+    out.writeByte('\r').writeByte('\n');
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Override
+  public String toString() {
+    return "RawRequest[" + new String(head, 0, startEnd, StandardCharsets.ISO_8859_1) + "]";
+  }
+}

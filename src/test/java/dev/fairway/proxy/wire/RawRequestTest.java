@@ -1,0 +1,91 @@
+package dev.fairway.proxy.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairway.config.EdgeLimits;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** {@link RawRequest}: what is read of a bodiless request's bytes, and the backend's head written from them. */
+class RawRequestTest {
+  private static final EdgeLimits ONE_TRUSTED_HOP = new EdgeLimits(32 * 1024, 100, 8 * 1024, 10_000, 60_000, 10_000,
+      EdgeLimits.UnderscoreHeaders.DROP, 1, 100);
+
+  private static RawRequest request(String head) {
+    return new RawRequest(head.getBytes(StandardCharsets.ISO_8859_1));
+  }
+
+  private static String toBackend(RawRequest r, String authority, EdgeLimits limits) {
+    r.toBackend("10.0.0.7", authority, limits.trustedHops(), "127.0.0.1:9001", ForwardingRules.VIA_TOKEN,
+        UnpooledByteBufAllocator.DEFAULT);
+    try {
+      return r.backendHead().toString(StandardCharsets.ISO_8859_1);
+    } finally {
+      r.release();
+    }
+  }
+
+  @Test
+  void readsTheRequestLineHostAndKeepAlive() {
+    RawRequest r = request("HEAD /a?b=1 HTTP/1.0\r\nhost:  Shop:8080 \r\nConnection: Keep-Alive\r\nUser-Agent: wrk\r\n\r\n");
+    assertThat(r.method()).isSameAs(HttpMethod.HEAD);
+    assertThat(r.uri()).isEqualTo("/a?b=1");
+    assertThat(r.version()).isEqualTo(HttpVersion.HTTP_1_0);
+    assertThat(r.host()).isEqualTo("Shop:8080");
+    assertThat(r.keepAlive()).isTrue();
+    assertThat(r.field("user-agent")).isEqualTo("wrk");
+    assertThat(r.field("referer")).isNull();
+    assertThat(request("GET / HTTP/1.0\r\n\r\n").keepAlive()).isFalse();
+    assertThat(request("GET / HTTP/1.1\r\nHost: a\r\nConnection: TE, close\r\n\r\n").keepAlive()).isFalse();
+    assertThat(request("GET / HTTP/1.1\r\nHost: a\r\n\r\n").method()).isSameAs(HttpMethod.GET);
+  }
+
+  @Test
+  void writesTheBackendsHeadAsTheHeaderMapEditDoes() {
+    RawRequest r = request("GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: */*\r\n\r\n");
+    assertThat(toBackend(r, "shop", EdgeLimits.DEFAULTS)).isEqualTo("GET /a HTTP/1.1\r\nAccept: */*\r\n"
+        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\n"
+        + "Host: shop\r\n\r\n");
+  }
+
+  @Test
+  void dropsHopByHopListedAndUnderscoreFieldsAndForgedForwardingFields() {
+    RawRequest r = request("GET / HTTP/1.0\r\nConnection: X-Trace\r\nX-Trace: 1\r\nx_user: bob\r\nTE: trailers\r\n"
+        + "X-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Port: 1\r\nVia: 1.0 edge\r\nX-Kept: k\r\n\r\n");
+    assertThat(r.hasUnderscoreName()).isTrue();
+    assertThat(toBackend(r, null, EdgeLimits.DEFAULTS)).isEqualTo("GET / HTTP/1.1\r\nX-Kept: k\r\n"
+        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\nVia: 1.0 edge, 1.1 fairway\r\n"
+        + "Host: 127.0.0.1:9001\r\n\r\n");
+  }
+
+  @Test
+  void keepsWhatTrustedHopsForwarded() {
+    RawRequest r = request("GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 6.6.6.6, 192.0.2.1\r\n"
+        + "X-Forwarded-Proto: https\r\nX-Forwarded-Host: example.org\r\n\r\n");
+    assertThat(r.hasUnderscoreName()).isFalse();
+    assertThat(toBackend(r, "a", ONE_TRUSTED_HOP)).isEqualTo("GET / HTTP/1.1\r\n"
+        + "X-Forwarded-For: 192.0.2.1, 10.0.0.7\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: example.org\r\n"
+        + "Via: 1.1 fairway\r\nHost: a\r\n\r\n");
+  }
+
+  @Test
+  void aBodilessStreamBecomesTheHttp11HeadItStandsFor() {
+    Http2Headers h = new DefaultHttp2Headers(false).method("GET").path("/a?b=1").scheme("http").authority("shop");
+    h.add("accept", "text/plain").add("cookie", "a=1").add("host", "ignored").add("cookie", "b=2");
+
+    assertThat(new String(RawRequest.ofHttp2(h).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
+        "GET /a?b=1 HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\ncookie: a=1; b=2\r\n\r\n");
+    Http2Headers noAuthority = new DefaultHttp2Headers(false).method("HEAD").path("/").scheme("http");
+    noAuthority.add(new AsciiString("host"), new AsciiString("kept")).add("cookie", "c=3");
+    assertThat(new String(RawRequest.ofHttp2(noAuthority).bytes(), StandardCharsets.ISO_8859_1)).isEqualTo(
+        "HEAD / HTTP/1.1\r\nhost: kept\r\ncookie: c=3\r\n\r\n");
+  }
+
+}
