@@ -29,13 +29,11 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -65,25 +63,21 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
   private SocketAddress remoteAddress;
   private Object socketMetric;
   private Exchange current;
-  private ArrayDeque<Object> queued;
+  private final HeldRequests queued = new HeldRequests();
+  private final Consumer<Object> dispatcher = this::dispatch;
+  private final BooleanSupplier busy = () -> current != null;
   private final ReadPauses paused = new ReadPauses();
   private boolean closing;
   /** Close once the current exchange ends (the body of a request queued behind it broke). */
   private boolean closeWhenDone;
-  /** Idle-timeout ticks per {@code idleTimeoutMs}: a connection closes after this many quiet ticks in a row. */
-  private static final int IDLE_TICKS = 4;
-  /** Whether anything was read or sent since the last idle tick. */
-  private boolean activity = true;
-  private int quietTicks;
-  private ScheduledFuture<?> idleTimer;
+  private final IdleTimeout idle = new IdleTimeout();
   /** The backend connection this one is tunnelled to (after a {@code 101}), or {@code null}. */
   private Channel tunnel;
-  /** HTTP/2 streams open now. */
-  private int streams;
   /** The connection's streams once it speaks HTTP/2, else {@code null}. */
   private H2Connection h2Streams;
 
-  ClientConnection(Gateway gateway, Set<ClientConnection> registry, FramingGuard guard, HeadAwareCodecs.ResponseEncoder encoder) {
+  ClientConnection(Gateway gateway, Set<ClientConnection> registry, FramingGuard guard,
+                   HeadAwareCodecs.ResponseEncoder encoder) {
     this.gateway = gateway;
     this.registry = registry;
     this.guard = guard;
@@ -106,10 +100,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
       socketMetric = gateway.context().httpMeters().connected(remoteAddress);
     }
     registry.add(this);
-    long idleMs = gateway.limits().idleTimeoutMs();
-    if (idleMs > 0) {
-      scheduleIdleTick(TimeUnit.MILLISECONDS.toNanos(idleMs) / IDLE_TICKS);
-    }
+    idle.start(channel, gateway.limits().idleTimeoutMs(), this::idleTick);
     ctx.fireChannelActive();
   }
 
@@ -152,7 +143,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
   @Override
   public void touch() {
-    activity = true;
+    idle.touch();
   }
 
   @Override
@@ -204,46 +195,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     return guard == null;
   }
 
-  /** An HTTP/2 stream of this connection opened. */
-  public void streamOpened() {
-    streams++;
-    activity = true;
-  }
-
-  /** An HTTP/2 stream of this connection closed. */
-  public void streamClosed() {
-    streams--;
-    activity = true;
-  }
-
-  /**
-   * Closes the connection once nothing was read or sent for {@code idleTimeoutMs}: a timer ticks
-   * every quarter of it and the connection closes after four quiet ticks in a row, so within
-   * 1.25 times the timeout, without a timestamp taken per read or write. Over HTTP/2 each stream
-   * is timed out the same way on its own ({@link H2Connection#idleTick}).
-   */
-  private void scheduleIdleTick(long tickNanos) {
-    idleTimer = channel.eventLoop().schedule(() -> {
-      if (!channel.isActive()) {
-        return;
-      }
-      if (activity) {
-        activity = false;
-        quietTicks = 0;
-      } else if (++quietTicks >= IDLE_TICKS) {
-        channel.close();
-        return;
-      }
-      if (h2Streams != null) {
-        h2Streams.idleTick(IDLE_TICKS);
-      }
-      scheduleIdleTick(tickNanos);
-    }, tickNanos, TimeUnit.NANOSECONDS);
+  /** An idle-timeout tick: over HTTP/2 each stream is timed out the same way on its own ({@link H2Connection#idleTick}). */
+  private void idleTick() {
+    if (h2Streams != null) {
+      h2Streams.idleTick(IdleTimeout.TICKS);
+    }
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    activity = true;
+    idle.touch();
     if (tunnel != null) {
       tunnel.write(msg);
       if (!tunnel.isWritable()) {
@@ -251,8 +212,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
       }
       return;
     }
-    if (queued != null && !queued.isEmpty()) {
-      queued.add(msg);
+    if (queued.any()) {
+      queued.hold(msg);
       return;
     }
     dispatch(msg);
@@ -303,10 +264,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
   /** A request that waits for the one before it (pipelining). */
   private void queue(Object msg) {
-    if (queued == null) {
-      queued = new ArrayDeque<>();
-    }
-    queued.add(msg);
+    queued.hold(msg);
     pause(ReadPauses.PIPELINE);
   }
 
@@ -371,17 +329,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
       closeAfterWrites();
       return;
     }
-    while (current == null && queued != null && !queued.isEmpty()) {
-      dispatch(queued.poll());
-      while (current != null && !queued.isEmpty() && !(queued.peek() instanceof HttpRequest)
-          && !(queued.peek() instanceof RawRequest)) {
-        dispatch(queued.poll());
-      }
-    }
+    queued.replay(dispatcher, busy);
     if (current != null) {
       current.flushToUpstream(); // what the queue held was written, and no read will come to flush it
     }
-    if (queued == null || queued.isEmpty()) {
+    if (!queued.any()) {
       resume(ReadPauses.PIPELINE);
     }
   }
@@ -400,7 +352,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
   /** Whether the connection carries no exchange (and no HTTP/2 stream) now: it may be closed at once when draining. */
   boolean idle() {
-    return current == null && tunnel == null && streams == 0;
+    return current == null && tunnel == null && (h2Streams == null || h2Streams.idle());
   }
 
   /**
@@ -421,7 +373,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     } else if (version == HttpVersion.HTTP_1_0) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
-    activity = true;
+    idle.touch();
     if (close) {
       closing = true;
       ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
@@ -446,9 +398,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if (idleTimer != null) {
-      idleTimer.cancel(false);
-    }
+    idle.stop();
     Exchange e = current;
     current = null;
     if (e != null) {
@@ -457,10 +407,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     if (tunnel != null) {
       tunnel.close();
     }
-    if (queued != null) {
-      queued.forEach(ReferenceCountUtil::release);
-      queued.clear();
-    }
+    queued.releaseAll();
     gateway.context().httpMeters().disconnected(socketMetric, remoteAddress);
     registry.remove(this);
   }

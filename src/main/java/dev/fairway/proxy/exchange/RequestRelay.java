@@ -156,7 +156,7 @@ final class RequestRelay {
         stalled = true;
         u.channel().close();
       }
-    }, x.route().timeouts().uploadIdleMs(), TimeUnit.MILLISECONDS);
+    }, x.route.timeouts().uploadIdleMs(), TimeUnit.MILLISECONDS);
   }
 
   void cancelUploadTimer() {

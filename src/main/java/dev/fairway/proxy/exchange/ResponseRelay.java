@@ -35,6 +35,7 @@ final class ResponseRelay {
   private final Exchange x;
   private final Downstream conn;
   private final ExchangeRecord record;
+  private final ResponseDeadlines deadlines;
   private final HttpVersion clientVersion;
   private final boolean clientKeepAlive;
   private final boolean headRequest;
@@ -42,11 +43,12 @@ final class ResponseRelay {
   private boolean informational;
   private boolean closeClient;
 
-  ResponseRelay(Exchange x, Downstream conn, ExchangeRecord record, HttpVersion clientVersion, boolean clientKeepAlive,
-                boolean headRequest) {
+  ResponseRelay(Exchange x, Downstream conn, ExchangeRecord record, ResponseDeadlines deadlines,
+                HttpVersion clientVersion, boolean clientKeepAlive, boolean headRequest) {
     this.x = x;
     this.conn = conn;
     this.record = record;
+    this.deadlines = deadlines;
     this.clientVersion = clientVersion;
     this.clientKeepAlive = clientKeepAlive;
     this.headRequest = headRequest;
@@ -105,7 +107,7 @@ final class ResponseRelay {
     if (!b.last()) {
       conn.writeRaw(conn.rawBody(content, false));
       if (!conn.writable()) {
-        x.clientHoldsBack();
+        clientHoldsBack();
       }
       return;
     }
@@ -188,11 +190,31 @@ final class ResponseRelay {
     if (!last) {
       conn.write(c);
       if (!conn.writable()) {
-        x.clientHoldsBack();
+        clientHoldsBack();
       }
       return;
     }
     RequestRelay.dropTrailers((LastHttpContent) c);
     x.endResponse(false, c);
+  }
+
+  /**
+   * The client's connection is full: the backend is read no further until it drains, and if that
+   * takes {@code slowClientMs} the slot goes back ({@link Exchange#onResponseTimeout}).
+   */
+  private void clientHoldsBack() {
+    x.upstream().channel().config().setAutoRead(false);
+    long ms = x.route.timeouts().slowClientMs();
+    if (ms >= 0 && !x.slotGivenBack() && !deadlines.armed(x)) {
+      deadlines.arm(x, System.nanoTime() + ms * 1_000_000L);
+    }
+  }
+
+  /** The client's connection can take more: read the backend {@code u} again. */
+  void clientWritable(Upstream u, boolean responding) {
+    if (responding) {
+      deadlines.disarm(x);
+    }
+    u.channel().config().setAutoRead(true);
   }
 }

@@ -53,11 +53,6 @@ final class UpgradeTunnel {
     }
   }
 
-  /** The client can take more: read the backend again. */
-  void clientWritable() {
-    backend.config().setAutoRead(true);
-  }
-
   /** The backend can take more: read the client again. */
   void upstreamWritable() {
     conn.resume(ReadPauses.TUNNEL);

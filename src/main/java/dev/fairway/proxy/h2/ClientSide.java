@@ -7,7 +7,7 @@ import io.netty.channel.Channel;
  *
  * <p>Example: when the preface arrives, {@link H2c} finds the connection's {@code ClientSide} in the
  * pipeline under {@link #NAME}, installs the frame codec and tells it {@link #switchedToH2}; each
- * stream opened then counts against its idle timeout through {@link #streamOpened}.
+ * stream's frames then {@link #touch} it, so that it is not idle.
  */
 public interface ClientSide {
   /** The name of the client connection's handler in its pipeline. */
@@ -23,10 +23,4 @@ public interface ClientSide {
 
   /** From now on the connection speaks HTTP/2 through {@code h2}. */
   void switchedToH2(H2Connection h2);
-
-  /** A stream opened: the connection is busy. */
-  void streamOpened();
-
-  /** A stream closed. */
-  void streamClosed();
 }

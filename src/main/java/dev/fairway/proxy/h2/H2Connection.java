@@ -66,6 +66,11 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Whether no stream is open. */
+  public boolean idle() {
+    return streams.isEmpty();
+  }
+
   /**
    * An idle-timeout tick ({@link ClientSide}): a stream quiet for {@code ticks} ticks in a
    * row is reset ({@code CANCEL}), which ends its exchange and frees its slot and backend.
@@ -101,7 +106,7 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
       }
       s = new H2Stream(gateway, connection, this, stream);
       streams.put(stream.id(), s);
-      connection.streamOpened();
+      connection.touch();
     }
     if (!s.inRead) {
       s.inRead = true;
@@ -136,7 +141,7 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     } else if (e.stream().state() == Http2Stream.State.CLOSED) {
       H2Stream s = streams.remove(id);
       if (s != null) {
-        connection.streamClosed();
+        connection.touch();
         s.closed();
       }
     }
@@ -145,7 +150,6 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     for (H2Stream s : new ArrayList<>(streams.values())) {
-      connection.streamClosed();
       s.closed();
     }
     streams.clear();

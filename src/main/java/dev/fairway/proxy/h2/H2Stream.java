@@ -4,10 +4,9 @@ import dev.fairway.proxy.exchange.Downstream;
 import dev.fairway.proxy.exchange.Exchange;
 import dev.fairway.proxy.exchange.Gateway;
 import dev.fairway.proxy.exchange.ReadPauses;
-import dev.fairway.proxy.wire.Authority;
 import dev.fairway.proxy.wire.DecodedRequest;
 import dev.fairway.proxy.wire.Failure;
-import dev.fairway.proxy.wire.HeadCheck;
+import dev.fairway.proxy.wire.IdleTicks;
 import dev.fairway.proxy.wire.RawRequest;
 import dev.fairway.proxy.wire.RawResponse;
 import io.netty.buffer.ByteBuf;
@@ -39,7 +38,6 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -75,8 +73,7 @@ public final class H2Stream implements Downstream {
   /** Given frames in the read under way ({@link H2Connection}'s bookkeeping). */
   boolean inRead;
   /** Whether a frame came or the response moved since the last idle tick, and quiet ticks in a row. */
-  private boolean activity = true;
-  private int quietTicks;
+  private final IdleTicks idle = new IdleTicks();
 
   H2Stream(Gateway gateway, ClientSide connection, H2Connection h2, Http2FrameStream stream) {
     this.gateway = gateway;
@@ -126,7 +123,7 @@ public final class H2Stream implements Downstream {
    * {@code content-length}.
    */
   private void onRequest(Http2Headers h) {
-    Failure bad = check(h, gateway.limits().maxRequestLineBytes(), gateway.limits().maxHeaderCount());
+    Failure bad = StreamHeads.check(h, gateway.limits().maxRequestLineBytes(), gateway.limits().maxHeaderCount());
     if (bad != null) {
       respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded);
       return;
@@ -156,61 +153,6 @@ public final class H2Stream implements Downstream {
     }
     exchange = e;
     e.start();
-  }
-
-  /**
-   * What an HTTP/1.1 request head could not carry, and the guard would have refused: no
-   * {@code :method} or {@code :path} (so no {@code CONNECT}), a method that is no token, a
-   * target or field value with control characters (RFC 9113 §8.2.1), an {@code :authority} that is
-   * no valid {@code Host} (userinfo included, RFC 9113 §8.3.1), a target or a field count
-   * over the limits; and what HTTP/2 forbids, a {@code :path} that is neither an absolute path nor
-   * {@code *} for {@code OPTIONS} (RFC 9113 §8.3.1); {@code null} if none. Netty's codec has
-   * checked the field names already.
-   */
-  public static Failure check(Http2Headers h, int maxTargetBytes, int maxFields) {
-    CharSequence method = h.method();
-    CharSequence path = h.path();
-    if (method == null || path == null || method.length() == 0 || path.length() == 0) {
-      return Failure.MALFORMED_REQUEST;
-    }
-    if (path.length() > maxTargetBytes) {
-      return Failure.URI_TOO_LONG;
-    }
-    if (path.charAt(0) != '/' && !(path.length() == 1 && path.charAt(0) == '*' && AsciiString.contentEquals(method,
-        "OPTIONS"))) {
-      return Failure.MALFORMED_REQUEST; // not an absolute path, nor OPTIONS's "*": no absolute form over HTTP/2
-    }
-    for (int i = 0; i < method.length(); i++) {
-      if (!HeadCheck.isTokenChar(method.charAt(i))) {
-        return Failure.MALFORMED_REQUEST;
-      }
-    }
-    for (int i = 0; i < path.length(); i++) {
-      char c = path.charAt(i);
-      if (c <= ' ' || c >= 0x7f) {
-        return Failure.MALFORMED_REQUEST;
-      }
-    }
-    AsciiString authority = h.authority() == null ? null : AsciiString.of(h.authority());
-    if (authority != null
-        && !Authority.valid(authority.array(), authority.arrayOffset(), authority.arrayOffset() + authority.length())) {
-      return Failure.MALFORMED_REQUEST; // userinfo, a list, spaces: as a Host over HTTP/1.1
-    }
-    int fields = 0;
-    for (Map.Entry<CharSequence, CharSequence> f : h) {
-      CharSequence v = f.getValue();
-      for (int i = 0; i < v.length(); i++) {
-        char c = v.charAt(i);
-        if (c < 0x20 && c != '\t' || c == 0x7f) {
-          return Failure.MALFORMED_REQUEST; // CR, LF, NUL and the other controls but HTAB, as over HTTP/1.1
-        }
-      }
-      CharSequence name = f.getKey();
-      if (name.length() == 0 || name.charAt(0) != ':') {
-        fields++;
-      }
-    }
-    return fields > maxFields ? Failure.HEADERS_TOO_LARGE : null;
   }
 
   /** The read that gave this stream frames is over: what its exchange wrote to the backend goes out. */
@@ -310,7 +252,7 @@ public final class H2Stream implements Downstream {
 
   @Override
   public void touch() {
-    activity = true;
+    idle.touch();
     connection.touch();
   }
 
@@ -320,12 +262,7 @@ public final class H2Stream implements Downstream {
    * client stopped reading or sending is timed out on its own.
    */
   boolean quietFor(int ticks) {
-    if (activity) {
-      activity = false;
-      quietTicks = 0;
-      return false;
-    }
-    return ++quietTicks >= ticks;
+    return idle.quietFor(ticks);
   }
 
   /** Stops reading this stream: its window is not given back, so the client holds the rest of its body. */

@@ -8,6 +8,7 @@ import dev.fairway.proxy.wire.Rejection;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -51,6 +52,16 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
   /** Whether the connection may carry another request (see {@link FramingGuard#reusable}). */
   public boolean reusable() {
     return channel.isActive() && guard.reusable();
+  }
+
+  /**
+   * Whether the connection may go back to the pool after a response: reusable, and everything
+   * written to it was sent (a backend that answered early may leave part of the request body
+   * queued, which must not go before the next request).
+   */
+  public boolean poolable() {
+    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+    return reusable() && (out == null || out.totalPendingWriteBytes() == 0);
   }
 
   public Channel channel() {

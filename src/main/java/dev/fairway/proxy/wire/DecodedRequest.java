@@ -58,7 +58,7 @@ public final class DecodedRequest implements ClientRequest {
   static String upgradeTo(HttpRequest req) {
     HttpHeaders h = req.headers();
     String asked = h.get(HttpHeaderNames.UPGRADE);
-    if (req.method() != HttpMethod.GET || asked == null || !Headers.listedIn(Headers.connectionValue(h), "upgrade")) {
+    if (req.method() != HttpMethod.GET || asked == null || !Headers.listedIn(Headers.connectionValue(h), HttpHeaderValues.UPGRADE)) {
       return null;
     }
     return Headers.withoutToken(asked, "h2c");

@@ -1,6 +1,5 @@
 package dev.fairway.proxy.wire;
 
-import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -48,11 +47,55 @@ public final class HeadBytes {
   }
 
   /**
-   * Whether the field name {@code h[s, s + n)} is one of the comma-separated tokens of a
-   * {@code Connection} value ({@code null}: none), in any case; as {@link Headers#listedIn}.
+   * Whether the name {@code h[s, s + n)} is one of the comma-separated tokens of a
+   * {@code Connection} value ({@code null}: none), in any case; spaces and tabs around a token
+   * do not count.
    */
   static boolean listedIn(String connection, byte[] h, int s, int n) {
-    return connection != null && Headers.listedIn(connection, new AsciiString(h, s, n, false)); // a view, no copy
+    if (connection == null) {
+      return false;
+    }
+    int len = connection.length();
+    for (int start = 0; start < len; ) {
+      int comma = connection.indexOf(',', start);
+      int end = comma < 0 ? len : comma;
+      int a = valueStart(connection, start, end);
+      int b = valueEnd(connection, a, end);
+      if (b - a == n && sameIgnoringCase(connection, a, h, s, n)) {
+        return true;
+      }
+      start = end + 1;
+    }
+    return false;
+  }
+
+  private static boolean sameIgnoringCase(String text, int from, byte[] h, int s, int n) {
+    for (int i = 0; i < n; i++) {
+      if (lower(text.charAt(from + i)) != lower((char) (h[s + i] & 0xff))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static char lower(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
+  }
+
+  private static int valueStart(String v, int from, int end) {
+    int s = from;
+    while (s < end && (v.charAt(s) == ' ' || v.charAt(s) == '\t')) {
+      s++;
+    }
+    return s;
+  }
+
+  private static int valueEnd(String v, int start, int end) {
+    int e = end;
+    while (e > start && (v.charAt(e - 1) == ' ' || v.charAt(e - 1) == '\t')) {
+      e--;
+    }
+    return e;
   }
 
   /** A field value without surrounding spaces and tabs. */

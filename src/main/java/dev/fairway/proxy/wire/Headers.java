@@ -142,30 +142,9 @@ public final class Headers {
 
 
 
-  /** Whether {@code name} is one of the comma-separated tokens of a {@code Connection} value. */
-  public static boolean listedIn(String connection, CharSequence name) {
-    if (connection == null) {
-      return false;
-    }
-    int len = connection.length();
-    int start = 0;
-    while (start < len) {
-      int comma = connection.indexOf(',', start);
-      int end = comma < 0 ? len : comma;
-      int s = start;
-      int e = end;
-      while (s < e && (connection.charAt(s) == ' ' || connection.charAt(s) == '\t')) {
-        s++;
-      }
-      while (e > s && (connection.charAt(e - 1) == ' ' || connection.charAt(e - 1) == '\t')) {
-        e--;
-      }
-      if (e - s == name.length() && AsciiString.regionMatches(connection, true, s, name, 0, name.length())) {
-        return true;
-      }
-      start = end + 1;
-    }
-    return false;
+  /** Whether {@code token} is one of the comma-separated tokens of a {@code Connection} value, in any case. */
+  public static boolean listedIn(String connection, AsciiString token) {
+    return HeadBytes.listedIn(connection, token.array(), token.arrayOffset(), token.length());
   }
 
   /**

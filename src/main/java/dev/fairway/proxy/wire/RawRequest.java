@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -201,7 +202,7 @@ public final class RawRequest implements ClientRequest {
   /** Whether the client keeps its connection after this request (as Netty's {@code HttpUtil.isKeepAlive}). */
   @Override
   public boolean keepAlive() {
-    return !Headers.listedIn(connection, "close") && (!http10 || Headers.listedIn(connection, "keep-alive"));
+    return !Headers.listedIn(connection, HttpHeaderValues.CLOSE) && (!http10 || Headers.listedIn(connection, HttpHeaderValues.KEEP_ALIVE));
   }
 
   /** Whether a field name has an underscore (nginx and Envoy drop or reject those). */

@@ -7,6 +7,7 @@ import static dev.fairway.proxy.wire.HeadBytes.value;
 import dev.fairway.proxy.exchange.Exchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -188,7 +189,7 @@ public final class RawResponse {
       s = e + 2;
     }
     boolean backendHttp10 = h[7] == '0';
-    keepAlive = !Headers.listedIn(connection, "close") && (!backendHttp10 || Headers.listedIn(connection, "keep-alive"));
+    keepAlive = !Headers.listedIn(connection, HttpHeaderValues.CLOSE) && (!backendHttp10 || Headers.listedIn(connection, HttpHeaderValues.KEEP_ALIVE));
     return startEnd;
   }
 

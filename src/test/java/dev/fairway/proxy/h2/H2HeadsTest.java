@@ -52,6 +52,6 @@ class H2HeadsTest {
     for (int i = 0; i < fields.length; i += 2) {
       h.add(fields[i], fields[i + 1]);
     }
-    return H2Stream.check(h, 64, 3);
+    return StreamHeads.check(h, 64, 3);
   }
 }

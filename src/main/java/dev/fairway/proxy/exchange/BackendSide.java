@@ -1,0 +1,182 @@
+package dev.fairway.proxy.exchange;
+
+import dev.fairway.balancer.Endpoint;
+import dev.fairway.proxy.upstream.Upstream;
+import dev.fairway.proxy.upstream.UpstreamUser;
+import dev.fairway.proxy.wire.ClientRequest;
+import dev.fairway.proxy.wire.ForwardingRules;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+
+/**
+ * An exchange's side towards the backend: the connection it holds (taken from the lane's pool or
+ * newly opened), what that connection says (passed to the relay of the moment), and the
+ * connection's end (back to the pool, or closed).
+ *
+ * <p>Example: granted b1, {@code connect(b1, false, now)} finds an idle connection to b1 in the
+ * pool and {@link #take}s it: the request's head is made for b1 and written; b1's response parts
+ * reach {@link #fromUpstream} and go to the {@link ResponseRelay}; at the response's end
+ * {@link #giveBack} returns the connection to the pool if b1 kept it alive.
+ */
+final class BackendSide implements UpstreamUser {
+  private final Exchange x;
+  private final ExchangeContext ctx;
+  private final Downstream conn;
+  private final ClientRequest request;
+  private final String authority;
+  private final RequestRelay requestRelay;
+  private final ResponseRelay responseRelay;
+  private Upstream upstream;
+  private UpgradeTunnel tunnel;
+  private boolean headPrepared;
+  /** Fairway gave up waiting for the response head. */
+  private boolean timedOut;
+
+  BackendSide(Exchange x, ExchangeContext ctx, Downstream conn, ClientRequest request, String authority,
+              RequestRelay requestRelay, ResponseRelay responseRelay) {
+    this.x = x;
+    this.ctx = ctx;
+    this.conn = conn;
+    this.request = request;
+    this.authority = authority;
+    this.requestRelay = requestRelay;
+    this.responseRelay = responseRelay;
+  }
+
+  Upstream upstream() {
+    return upstream;
+  }
+
+  boolean tunnelled() {
+    return tunnel != null;
+  }
+
+  boolean timedOut() {
+    return timedOut;
+  }
+
+  /**
+   * Gets a connection to {@code e}: an idle one from the pool (unless {@code fresh}), else a new
+   * one, reported to {@link Exchange#onConnect}.
+   */
+  void connect(Endpoint e, boolean fresh, int connectMs, long nowNanos) {
+    Upstream u = fresh ? null : ctx.pool().poll(e.address());
+    if (u != null) {
+      take(u, e, nowNanos);
+    } else {
+      ctx.pool().connect(e.host(), e.port(), connectMs, x::onConnect);
+    }
+  }
+
+  /** Holds {@code u} for the request and writes the request to it. */
+  void take(Upstream u, Endpoint e, long nowNanos) {
+    upstream = u;
+    u.attach(this);
+    u.expectResponseTo(request.method() == HttpMethod.HEAD);
+    if (!headPrepared || authority == null) { // a retry without Host names the backend it now goes to
+      headPrepared = true;
+      request.toBackend(conn.remote(), authority, ctx.limits().trustedHops(), e.address(),
+          conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, conn.channel().alloc());
+    }
+    x.attempt(nowNanos);
+    requestRelay.send(u, nowNanos);
+  }
+
+  @Override
+  public void fromUpstream(Object msg) {
+    if (tunnel != null) {
+      tunnel.fromUpstream(msg);
+    } else {
+      responseRelay.fromUpstream(msg);
+    }
+  }
+
+  @Override
+  public void flushToClient() {
+    conn.touch();
+    conn.flush();
+  }
+
+  @Override
+  public void upstreamWritable() {
+    if (tunnel != null) {
+      tunnel.upstreamWritable();
+    } else {
+      requestRelay.upstreamWritable();
+    }
+  }
+
+  @Override
+  public void upstreamClosed(Upstream u) {
+    if (u != upstream) {
+      return;
+    }
+    if (tunnel != null) {
+      x.closeTunnel();
+      return;
+    }
+    upstream = null;
+    x.upstreamLost(u);
+  }
+
+  /** The client's read batch is over: send what it gave. */
+  void flush() {
+    if (upstream != null) {
+      upstream.channel().flush();
+    }
+  }
+
+  /** The client's connection can take more of the response: read the backend again. */
+  void clientWritable(boolean responding) {
+    if (upstream != null) {
+      responseRelay.clientWritable(upstream, responding);
+    }
+  }
+
+  /** No response head within {@code responseMs}: the connection is closed (504 follows). */
+  void timeOut() {
+    if (upstream != null) {
+      timedOut = true;
+      upstream.channel().close();
+    }
+  }
+
+  /** The response is over: the connection goes back to the pool if {@code reusable} and it can, else it closes. */
+  void giveBack(boolean reusable, long nowNanos) {
+    Upstream u = upstream;
+    upstream = null;
+    u.detach();
+    if (reusable && u.poolable()) {
+      u.channel().config().setAutoRead(true);
+      ctx.pool().offer(u, nowNanos);
+    } else {
+      u.channel().close();
+    }
+  }
+
+  /** Closes the connection without hearing of it again. */
+  void drop() {
+    Upstream u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.detach();
+      u.channel().close();
+    }
+  }
+
+  /** The backend switched protocols: from now on bytes pass both ways through an {@link UpgradeTunnel}. */
+  void tunnel(HttpResponse switching) {
+    tunnel = new UpgradeTunnel(conn, upstream);
+    tunnel.open(switching);
+  }
+
+  /** Closes both sides of the tunnel once what was written to each is sent. */
+  void closeTunnel() {
+    Upstream u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.detach();
+    }
+    tunnel.close(u != null);
+  }
+}

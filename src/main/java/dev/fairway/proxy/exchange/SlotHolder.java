@@ -1,0 +1,164 @@
+package dev.fairway.proxy.exchange;
+
+import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.Route;
+import dev.fairway.metrics.ServiceMeters;
+import dev.fairway.proxy.exchange.ExchangeRecord.Outcome;
+import dev.fairway.proxy.wire.Failure;
+import dev.fairway.slots.Admission;
+import dev.fairway.slots.Waiter;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An exchange's dealings with the slot table: ask for a slot, wait for one up to
+ * {@code waitTimeoutMs}, take the grant on the exchange's own event loop, retry once elsewhere,
+ * and give the slot back exactly once with what the backend did. What to do with a slot, or
+ * without one, is the {@link Exchange}'s.
+ *
+ * <p>Example: all of a service's backends are full: {@link #acquire} queues the request and arms
+ * its wait timer; b2 frees a slot on another event loop, whose {@link #granted} call hands the
+ * grant to this exchange's loop, cancels the timer and calls {@link #connect}; had the timer fired
+ * first, the table would have cancelled the wait and the exchange answered 503.
+ */
+abstract class SlotHolder extends Waiter {
+  final ExchangeContext ctx;
+  final Route route;
+  final ServiceMeters meters;
+  final ExchangeRecord record;
+  private final EventLoop loop;
+  private ScheduledFuture<?> waitTimer;
+  private boolean retried;
+  /** The slot went back before the response ended: its client held the response back ({@link #giveSlotBackEarly}). */
+  private boolean slotGivenBack;
+
+  SlotHolder(ExchangeContext ctx, Route route, ExchangeRecord record, EventLoop loop) {
+    this.ctx = ctx;
+    this.route = route;
+    this.meters = ctx.metrics().service(route.service());
+    this.record = record;
+    this.loop = loop;
+  }
+
+  /** Connects to {@code e}, whose slot this holds ({@code fresh}: on a new connection, never a pooled one). */
+  abstract void connect(Endpoint e, boolean fresh, long nowNanos);
+
+  /** Answers the client with Fairway's own status for {@code f}. */
+  abstract void fail(Failure f);
+
+  /** Whether the client is gone: a late grant is given back at once. */
+  abstract boolean abandoned();
+
+  /** Releases the slot and finishes the exchange with {@code status} (0: the connection was cut). */
+  abstract void end(Outcome outcome, int status, long nowNanos);
+
+  /** Asks the table for a slot: connect at once, wait for one, or fail. */
+  final void acquire() {
+    switch (ctx.table().acquire(route.slots(), this, record.startNanos, ctx.lane())) {
+      case GRANTED -> connect(endpoint(), false, record.startNanos);
+      case QUEUED -> awaitSlot();
+      case NO_BACKEND -> {
+        meters.noBackend().increment();
+        fail(Failure.NO_BACKEND);
+      }
+      case QUEUE_FULL -> {
+        meters.queueFull().increment();
+        fail(Failure.QUEUE_FULL);
+      }
+    }
+  }
+
+  private void awaitSlot() {
+    if (route.waitTimeoutMs() == 0) {
+      onWaitTimeout();
+      return;
+    }
+    waitTimer = loop.schedule(this::onWaitTimeout, route.waitTimeoutMs(), TimeUnit.MILLISECONDS);
+  }
+
+  private void onWaitTimeout() {
+    waitTimer = null;
+    if (ctx.table().cancel(this)) {
+      meters.slotTimeouts().increment();
+      meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
+      fail(Failure.SLOT_TIMEOUT);
+    }
+  }
+
+  @Override
+  protected final void granted(Endpoint endpoint) {
+    loop.execute(() -> {
+      cancelWaitTimer();
+      long now = System.nanoTime();
+      record.waitNanos = now - enqueuedNanos();
+      meters.slotWait().record(record.waitNanos, TimeUnit.NANOSECONDS);
+      if (abandoned()) {
+        end(Outcome.ABORTED, 0, now);
+      } else {
+        connect(endpoint, false, now);
+      }
+    });
+  }
+
+  /** Whether the request is still queued: its timer is stopped and it leaves the queue (if not granted meanwhile). */
+  final boolean stopWaiting() {
+    if (!cancelWaitTimer()) {
+      return false;
+    }
+    ctx.table().cancel(this);
+    return true;
+  }
+
+  /** As {@link #stopWaiting}; whether the wait ended here, before any grant. */
+  final boolean cancelWait() {
+    return cancelWaitTimer() && ctx.table().cancel(this);
+  }
+
+  /** @return whether a wait timer was running */
+  private boolean cancelWaitTimer() {
+    if (waitTimer == null) {
+      return false;
+    }
+    waitTimer.cancel(false);
+    waitTimer = null;
+    return true;
+  }
+
+  /**
+   * Retries once, never on the backend that just failed and always on a new connection (a pooled
+   * one could be just as stale); {@code otherwise} if that is not possible.
+   */
+  final void retryElsewhere(Failure otherwise) {
+    long now = System.nanoTime();
+    if (!retried && ctx.table().acquireExcept(route.slots(), this, now, endpoint()) == Admission.GRANTED) {
+      retried = true;
+      meters.retries().increment();
+      connect(endpoint(), true, now);
+      return;
+    }
+    fail(otherwise);
+  }
+
+  /**
+   * The client held the response back for {@code slowClientMs}: the backend has done its part and
+   * its slot goes back to the table (or the next waiter), so clients that read slowly cannot hold
+   * every slot of a backend. The response goes on, still read only as fast as the client takes it.
+   */
+  final void giveSlotBackEarly() {
+    if (!slotGivenBack) {
+      slotGivenBack = true;
+      meters.slowClients().increment();
+      release(Outcome.OK, System.nanoTime());
+    }
+  }
+
+  final boolean slotGivenBack() {
+    return slotGivenBack;
+  }
+
+  /** Gives the slot back (once) with the backend's record. */
+  final void release(Outcome outcome, long nowNanos) {
+    record.release(this, outcome, nowNanos);
+  }
+}
