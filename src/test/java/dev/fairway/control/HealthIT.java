@@ -335,4 +335,21 @@ class HealthIT extends VertxTestBase {
         plain.port() + " host", "127.0.0.1:" + plain.port(), plain.port() + " ua", "fairway-health-check")));
     assertThat(state(fw, "named")).isEqualTo("healthy");
   }
+
+  @Test
+  void checksWithoutAnAnswerKeepTheirFailureTexts() throws Exception {
+    TestBackend hanging = TestBackend.start(vertx, req -> { }, true);
+    TestBackend gone = named(vertx, "gone");
+    int gonePort = gone.port();
+    gone.close();
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("hanging", hanging.port(), 10),
+        backend("gone", gonePort, 10)).healthCheck(100, 200, 1, 2).build()).await(10, TimeUnit.SECONDS);
+
+    awaitState(fw, "hanging", "unhealthy", 3000);
+    awaitState(fw, "gone", "unhealthy", 3000);
+    assertThat(backendJson(fw, "hanging").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: timeout after 200 ms");
+    assertThat(backendJson(fw, "gone").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: connection refused");
+  }
 }
