@@ -198,7 +198,7 @@ public final class ConfigParser {
     int subsetSize = n.intIn("subsetSize", 0, 0, Integer.MAX_VALUE);
     SlotSettings slots = slots(n.object("slots"));
     Timeouts timeouts = timeouts(n.object("timeouts"));
-    HealthCheckSettings health = healthCheck(n.object("healthCheck"));
+    HealthCheckSettings health = HealthCheckParser.parse(n.object("healthCheck"));
     BalancingSettings balancing = balancing(n.object("balancing"));
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
@@ -261,18 +261,6 @@ public final class ConfigParser {
         n.longIn("slowClientMs", Timeouts.DEFAULT_SLOW_CLIENT_MS, -1, 86_400_000));
     n.rejectUnknownKeys();
     return t;
-  }
-
-  private static HealthCheckSettings healthCheck(Node n) {
-    String path = n.string("path", "/health");
-    if (!path.startsWith("/")) {
-      n.problem("path", path, "a path starting with /");
-    }
-    HealthCheckSettings h = new HealthCheckSettings(path, n.longIn("intervalMs", 2000, 10, 3_600_000),
-        n.longIn("timeoutMs", 1000, 1, 3_600_000), n.intIn("healthyThreshold", 2, 1, 1000),
-        n.intIn("unhealthyThreshold", 3, 1, 1000));
-    n.rejectUnknownKeys();
-    return h;
   }
 
   private static BalancingSettings balancing(Node n) {

@@ -122,6 +122,12 @@ final class Node {
     return List.of();
   }
 
+  /** The raw value of a key (maps, lists, strings, numbers, booleans), or {@code null} when absent. */
+  Object value(String key) {
+    allowed.add(key);
+    return map.get(key);
+  }
+
   String string(String key, String dflt) {
     allowed.add(key);
     Object v = map.get(key);

@@ -363,7 +363,7 @@ public final class BalancerVerticle extends VerticleBase {
       if (entry.removed || backends.get(entry.id()) != entry) {
         return;
       }
-      if (r.status() >= 200 && r.status() < 300 && !r.lameDuck()) {
+      if (r.passed()) {
         outliers.endEarly(entry.id(), System.nanoTime()).ifPresent(ev -> {
           transition(entry, entry.status.endEjection(ev.reason()));
           scheduleOutlierReturns();
@@ -371,7 +371,7 @@ public final class BalancerVerticle extends VerticleBase {
       }
       transition(entry, r.status() == 0
           ? entry.status.onCheckFailure(r.failure())
-          : entry.status.onCheckResponse(r.status(), r.lameDuck()));
+          : entry.status.onCheckResponse(r.failure(), r.lameDuck()));
       onLoadReport(entry, r.loadReport(), System.nanoTime());
       long interval = entry.healthCheck.intervalMs() * (entry.inAnySubset ? 1 : NON_MEMBER_CHECK_FACTOR);
       long jitter = interval / 10;

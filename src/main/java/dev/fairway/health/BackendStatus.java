@@ -98,15 +98,26 @@ public final class BackendStatus {
   }
 
   /**
-   * A health check got a response.
+   * A health check got a response, judged by the default expectation.
    *
-   * @param status         its HTTP status; 2xx passes, anything else fails
+   * @param status         its HTTP status; 2xx passes, anything else fails with {@code HTTP <status>}
    * @param lameDuckHeader whether it carried {@code Lame-Duck: true}
    */
   public Optional<Transition> onCheckResponse(int status, boolean lameDuckHeader) {
+    return onCheckResponse(status >= 200 && status < 300 ? null : "HTTP " + status, lameDuckHeader);
+  }
+
+  /**
+   * A health check got a response, already judged against the service's expectation.
+   *
+   * @param unmet          why it failed the expectation, e.g. {@code status 503 not in 200-299}, or
+   *                       {@code null} when it met it
+   * @param lameDuckHeader whether it carried {@code Lame-Duck: true}
+   */
+  public Optional<Transition> onCheckResponse(String unmet, boolean lameDuckHeader) {
     BackendState before = state();
-    boolean passed = status >= 200 && status < 300;
-    Optional<Transition> h = passed ? health.onSuccess() : health.onFailure("HTTP " + status);
+    boolean passed = unmet == null;
+    Optional<Transition> h = passed ? health.onSuccess() : health.onFailure(unmet);
     String why = h.map(Transition::reason).orElse(null);
     if (lameDuckHeader) {
       if (!lameDuck()) {

@@ -9,21 +9,28 @@ import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Backend health end to end: active checks, connect retries, passive ejection and lame duck by
- * API and by header, each with real backends and a real Fairway.
+ * Backend health end to end: active checks and their expectations ({@code expectStatus},
+ * {@code expectBody}, {@code host}), connect retries, passive ejection and lame duck by API and by
+ * header, each with real backends and a real Fairway.
  */
 class HealthIT extends VertxTestBase {
   private static final String TOKEN = "Bearer test-token-0123456789";
@@ -57,16 +64,20 @@ class HealthIT extends VertxTestBase {
   }
 
   private String state(Fairway fw, String id) throws Exception {
+    return backendJson(fw, id).getString("state");
+  }
+
+  private JsonObject backendJson(Fairway fw, String id) throws Exception {
     JsonArray services = new JsonArray(call(HttpMethod.GET, fw.adminPort(), "/api/services", null)
         .await(5, TimeUnit.SECONDS).body());
     for (Object s : services) {
       for (Object b : ((JsonObject) s).getJsonArray("backends")) {
         if (((JsonObject) b).getString("id").equals(id)) {
-          return ((JsonObject) b).getString("state");
+          return (JsonObject) b;
         }
       }
     }
-    return "absent";
+    return new JsonObject().put("state", "absent");
   }
 
   private long awaitState(Fairway fw, String id, String wanted, long timeoutMs) throws Exception {
@@ -230,5 +241,115 @@ class HealthIT extends VertxTestBase {
     assertThat(bodies(port, 6)).isEqualTo("b2 b2 b2 b2 b2 b2");
     assertThat(slow.await(5, TimeUnit.SECONDS).body()).isEqualTo("b1-slow");
     awaitState(fw, "b1", "lame-duck", 1000);
+  }
+
+  /** A backend answering {@code GET /health} with this status and body, and {@code name} to the rest. */
+  private static TestBackend checkedWith(Vertx vertx, String name, int healthStatus, String healthBody) {
+    return TestBackend.start(vertx, req -> {
+      if (req.path().equals("/health")) {
+        req.response().setStatusCode(healthStatus).end(healthBody);
+      } else {
+        req.response().end(name);
+      }
+    }, true);
+  }
+
+  @Test
+  void aBackendAnswering200WithTheWrongBodyIsMarkedDownByTheExpectation() throws Exception {
+    TestBackend starting = checkedWith(vertx, "starting", 200, "status=starting");
+    TestBackend failing = checkedWith(vertx, "failing", 503, "status=ok");
+    TestBackend ready = checkedWith(vertx, "ready", 200, "status=ok");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("starting", starting.port(), 10),
+            backend("failing", failing.port(), 10), backend("ready", ready.port(), 10))
+        .healthCheck(100, 300, 1, 2).healthCheck("expectStatus", "200-299")
+        .healthCheck("expectBody", "status=ok").build()).await(10, TimeUnit.SECONDS);
+
+    awaitState(fw, "starting", "unhealthy", 3000);
+    awaitState(fw, "failing", "unhealthy", 3000);
+    assertThat(backendJson(fw, "starting").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: body lacks \"status=ok\"");
+    assertThat(backendJson(fw, "failing").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: status 503 not in 200-299");
+    Thread.sleep(300);
+    assertThat(state(fw, "ready")).isEqualTo("healthy");
+    assertThat(bodies(fw.proxyPort(), 6)).isEqualTo("ready ready ready ready ready ready");
+  }
+
+  @Test
+  void aRedirectIsHealthyWith200To399AndNotFollowedButUnhealthyByDefault() throws Exception {
+    AtomicInteger checks = new AtomicInteger();
+    AtomicInteger followed = new AtomicInteger();
+    TestBackend lenient = TestBackend.start(vertx, req -> {
+      if (req.path().equals("/health")) {
+        checks.incrementAndGet();
+        req.response().setStatusCode(301).putHeader("Location", "/elsewhere").end();
+      } else {
+        if (req.path().equals("/elsewhere")) {
+          followed.incrementAndGet();
+        }
+        req.response().end("lenient");
+      }
+    }, true);
+    TestBackend strict = checkedWith(vertx, "strict", 301, "");
+    Fairway fw = Fairway.start(vertx, TestConfig.service("lenient", backend("lenient", lenient.port(), 10))
+        .healthCheck(100, 300, 1, 2).healthCheck("expectStatus", "200-399")
+        .addService("strict", "/strict", backend("strict", strict.port(), 10)).healthCheck(100, 300, 1, 2)
+        .build()).await(10, TimeUnit.SECONDS);
+
+    awaitState(fw, "strict", "unhealthy", 3000);
+    assertThat(backendJson(fw, "strict").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: status 301 not in 200-299");
+    long start = System.nanoTime();
+    while (checks.get() < 3 && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3)) {
+      Thread.sleep(20);
+    }
+    assertThat(checks.get()).as("checks of the lenient backend so far").isGreaterThanOrEqualTo(3);
+    assertThat(state(fw, "lenient")).isEqualTo("healthy");
+    assertThat(get(fw.proxyPort(), "/").body()).isEqualTo("lenient");
+    assertThat(followed.get()).as("the redirect to /elsewhere is never followed").isZero();
+  }
+
+  @Test
+  void theConfiguredHostHeaderAndTheUserAgentReachTheBackend() throws Exception {
+    Map<String, String> seen = new ConcurrentHashMap<>();
+    Handler<HttpServerRequest> recorder = req -> {
+      if (req.path().equals("/health")) {
+        seen.put(req.localAddress().port() + " host", String.valueOf(req.getHeader("Host")));
+        seen.put(req.localAddress().port() + " ua", String.valueOf(req.getHeader("User-Agent")));
+      }
+      req.response().end("ok");
+    };
+    TestBackend named = TestBackend.start(vertx, recorder, true);
+    TestBackend plain = TestBackend.start(vertx, recorder, true);
+    Fairway fw = Fairway.start(vertx, TestConfig.service("named", backend("named", named.port(), 10))
+        .healthCheck(100, 300, 1, 2).healthCheck("host", "api.example:8080")
+        .addService("plain", "/plain", backend("plain", plain.port(), 10)).healthCheck(100, 300, 1, 2)
+        .build()).await(10, TimeUnit.SECONDS);
+
+    long start = System.nanoTime();
+    while (seen.size() < 4 && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3)) {
+      Thread.sleep(20);
+    }
+    assertThat(new TreeMap<>(seen)).isEqualTo(new TreeMap<>(Map.of(
+        named.port() + " host", "api.example:8080", named.port() + " ua", "fairway-health-check",
+        plain.port() + " host", "127.0.0.1:" + plain.port(), plain.port() + " ua", "fairway-health-check")));
+    assertThat(state(fw, "named")).isEqualTo("healthy");
+  }
+
+  @Test
+  void checksWithoutAnAnswerKeepTheirFailureTexts() throws Exception {
+    TestBackend hanging = TestBackend.start(vertx, req -> { }, true);
+    TestBackend gone = named(vertx, "gone");
+    int gonePort = gone.port();
+    gone.close();
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("hanging", hanging.port(), 10),
+        backend("gone", gonePort, 10)).healthCheck(100, 200, 1, 2).build()).await(10, TimeUnit.SECONDS);
+
+    awaitState(fw, "hanging", "unhealthy", 3000);
+    awaitState(fw, "gone", "unhealthy", 3000);
+    assertThat(backendJson(fw, "hanging").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: timeout after 200 ms");
+    assertThat(backendJson(fw, "gone").getString("reason"))
+        .isEqualTo("2 consecutive failed checks: connection refused");
   }
 }

@@ -16,7 +16,9 @@ class BackendStatusTest {
    * Steps: {@code ok} / {@code 503} health check with that status, {@code ok+ld} / {@code 503+ld}
    * the same with {@code Lame-Duck: true}, {@code refused} a check without response, {@code hdr}
    * a proxied response with the header, {@code post} / {@code delete} the lame-duck API,
-   * {@code eject} / {@code return} passive ejection, {@code drain} removal.
+   * {@code eject} / {@code return} passive ejection, {@code drain} removal; {@code met} /
+   * {@code lacks} a check answer judged by a service's expectation (met, or failed with
+   * {@code body lacks "ok"}), {@code lacks+ld} the latter with {@code Lame-Duck: true}.
    */
   private static String run(BackendStatus s, String script) {
     List<String> out = new ArrayList<>();
@@ -27,6 +29,9 @@ class BackendStatusTest {
         case "503" -> s.onCheckResponse(503, false);
         case "503+ld" -> s.onCheckResponse(503, true);
         case "refused" -> s.onCheckFailure("connection refused");
+        case "met" -> s.onCheckResponse((String) null, false);
+        case "lacks" -> s.onCheckResponse("body lacks \"ok\"", false);
+        case "lacks+ld" -> s.onCheckResponse("body lacks \"ok\"", true);
         case "hdr" -> s.onLameDuckHeader();
         case "post" -> s.enterLameDuck();
         case "delete" -> s.leaveLameDuck();
@@ -69,7 +74,12 @@ class BackendStatusTest {
       true;  refused refused refused eject; ejected;   healthy -> unhealthy: 3 consecutive failed checks: connection refused | unhealthy -> ejected: 5 consecutive failures
       true;  drain post delete eject ok;    draining;  healthy -> draining: removed by API
       true;  post drain;                    draining;  healthy -> lame-duck: lame duck requested by API | lame-duck -> draining: removed by API
+      true;  lacks lacks lacks met met;     healthy;   healthy -> unhealthy: 3 consecutive failed checks: body lacks "ok" | unhealthy -> healthy: 2 consecutive passing checks
+      true;  hdr lacks lacks;               lame-duck; healthy -> lame-duck: Lame-Duck: true on a response
+      true;  hdr lacks met;                 healthy;   healthy -> lame-duck: Lame-Duck: true on a response | lame-duck -> healthy: health check passed without Lame-Duck header
+      true;  lacks+ld;                      lame-duck; healthy -> lame-duck: Lame-Duck: true on a health check
       false; ok;                            healthy;   unhealthy -> healthy: first passing check
+      false; met;                           healthy;   unhealthy -> healthy: first passing check
       false; hdr ok;                        healthy;   unhealthy -> lame-duck: Lame-Duck: true on a response | lame-duck -> healthy: health check passed without Lame-Duck header
       false; post;                          lame-duck; unhealthy -> lame-duck: lame duck requested by API
       """)

@@ -72,6 +72,17 @@ public final class TestConfig {
     return this;
   }
 
+  /** Sets a key of the last service's {@code healthCheck} (such as {@code expectStatus}). */
+  public TestConfig healthCheck(String key, Object value) {
+    JsonObject h = lastService().getJsonObject("healthCheck");
+    if (h == null) {
+      h = new JsonObject();
+      lastService().put("healthCheck", h);
+    }
+    h.put(key, value);
+    return this;
+  }
+
   /** Sets a {@code proxy} key (edge limits such as {@code maxHeaderCount}). */
   public TestConfig proxy(String key, Object value) {
     root.getJsonObject("proxy").put(key, value);
