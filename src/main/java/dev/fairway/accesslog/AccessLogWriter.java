@@ -16,11 +16,9 @@ import org.slf4j.MarkerFactory;
  *
  * <p>Example: at 30,000 requests/s the event loops add 30,000 lines a second to a lock-free queue
  * and the {@code fairway-access-log} thread wakes 200 times a second to log about 150 lines each
- * time. A hand-off per line (logback's {@code AsyncAppender}, before) woke its writer for nearly
- * every request: 1.3–1.5 context switches per request against 0.4–0.7 now, and 40–43 µs of CPU
- * per request against 32–34 µs ({@code perf stat}, docs/benchmarks.md). A longer period (20 ms,
- * before) gave longer bursts of work that held a core away from the event loops: p99 +1.2 ms
- * against +0.3 ms now, for the same CPU.
+ * time. Batching keeps the writer from waking for nearly every request, as a hand-off per line
+ * would; a short period keeps each burst of logging short, so it does not hold a core away from
+ * the event loops for long (the measurements behind both choices are in docs/benchmarks.md).
  *
  * <p>At most {@value #CAPACITY} lines wait; when the logger cannot keep up, further lines are
  * dropped rather than a request stalled or memory grown, and the drops are counted and reported

@@ -39,8 +39,8 @@ public final class UpstreamPool {
    */
   static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(4);
   /**
-   * Buffers of client and backend connections: Netty's pooled allocator, measured 10 % more
-   * requests/s than Netty 4.2's default adaptive one on this path (docs/benchmarks.md).
+   * Buffers of client and backend connections: Netty's pooled allocator, which serves this path
+   * better than Netty 4.2's default adaptive one (compared in docs/benchmarks.md).
    */
   public static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
   /** Pipeline names of a connection's HTTP encoder and decoder (client and backend connections alike). */
