@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * The proxy's one listening socket: accepts connections on Vert.x's acceptor thread and hands
  * each to the next {@link ProxyVerticle} in turn, whose event loop then does all its I/O.
  *
- * <p>Example: with four proxy verticles joined, connections 1..5 go to lanes 0, 1, 2, 3, 0; each
- * lane forwards its connections' requests on its own event loop with its own backend pool.
+ * <p>Example: with four proxy verticles joined (lanes 0..3), connections 1..5 go to lanes 1, 2, 3,
+ * 0, 1: the turn moves on before each hand-off. Each lane forwards its connections' requests on its
+ * own event loop with its own backend pool.
  */
 public final class Listener {
   private static final Logger LOG = LoggerFactory.getLogger(Listener.class);

@@ -3,7 +3,6 @@ package dev.fairway.proxy.exchange;
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.upstream.UpstreamUser;
-import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.ForwardingRules;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
@@ -20,27 +19,16 @@ import io.netty.handler.codec.http.HttpResponse;
  */
 final class BackendSide implements UpstreamUser {
   private final Exchange x;
-  private final ExchangeContext ctx;
-  private final Downstream conn;
-  private final ClientRequest request;
   private final String authority;
-  private final RequestRelay requestRelay;
-  private final ResponseRelay responseRelay;
   private Upstream upstream;
   private UpgradeTunnel tunnel;
   private boolean headPrepared;
   /** Fairway gave up waiting for the response head. */
   private boolean timedOut;
 
-  BackendSide(Exchange x, ExchangeContext ctx, Downstream conn, ClientRequest request, String authority,
-              RequestRelay requestRelay, ResponseRelay responseRelay) {
+  BackendSide(Exchange x, String authority) {
     this.x = x;
-    this.ctx = ctx;
-    this.conn = conn;
-    this.request = request;
     this.authority = authority;
-    this.requestRelay = requestRelay;
-    this.responseRelay = responseRelay;
   }
 
   Upstream upstream() {
@@ -60,11 +48,11 @@ final class BackendSide implements UpstreamUser {
    * one, reported to {@link Exchange#onConnect}.
    */
   void connect(Endpoint e, boolean fresh, int connectMs, long nowNanos) {
-    Upstream u = fresh ? null : ctx.pool().poll(e.address());
+    Upstream u = fresh ? null : x.ctx.pool().poll(e.address());
     if (u != null) {
       take(u, e, nowNanos);
     } else {
-      ctx.pool().connect(e.host(), e.port(), connectMs, x::onConnect);
+      x.ctx.pool().connect(e.host(), e.port(), connectMs, x::onConnect);
     }
   }
 
@@ -72,14 +60,14 @@ final class BackendSide implements UpstreamUser {
   void take(Upstream u, Endpoint e, long nowNanos) {
     upstream = u;
     u.attach(this);
-    u.expectResponseTo(request.method() == HttpMethod.HEAD);
+    u.expectResponseTo(x.request.method() == HttpMethod.HEAD);
     if (!headPrepared || authority == null) { // a retry without Host names the backend it now goes to
       headPrepared = true;
-      request.toBackend(conn.remote(), authority, ctx.limits().trustedHops(), e.address(),
-          conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, conn.channel().alloc());
+      x.request.toBackend(x.conn.remote(), authority, x.ctx.limits().trustedHops(), e.address(),
+          x.conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, x.conn.channel().alloc());
     }
     x.attempt(nowNanos);
-    requestRelay.send(u, nowNanos);
+    x.requestRelay.send(u, nowNanos);
   }
 
   @Override
@@ -87,14 +75,14 @@ final class BackendSide implements UpstreamUser {
     if (tunnel != null) {
       tunnel.fromUpstream(msg);
     } else {
-      responseRelay.fromUpstream(msg);
+      x.responseRelay.fromUpstream(msg);
     }
   }
 
   @Override
   public void flushToClient() {
-    conn.touch();
-    conn.flush();
+    x.conn.touch();
+    x.conn.flush();
   }
 
   @Override
@@ -102,7 +90,7 @@ final class BackendSide implements UpstreamUser {
     if (tunnel != null) {
       tunnel.upstreamWritable();
     } else {
-      requestRelay.upstreamWritable();
+      x.requestRelay.upstreamWritable();
     }
   }
 
@@ -129,7 +117,7 @@ final class BackendSide implements UpstreamUser {
   /** The client's connection can take more of the response: read the backend again. */
   void clientWritable(boolean responding) {
     if (upstream != null) {
-      responseRelay.clientWritable(upstream, responding);
+      x.responseRelay.clientWritable(upstream, responding);
     }
   }
 
@@ -148,7 +136,7 @@ final class BackendSide implements UpstreamUser {
     u.detach();
     if (reusable && u.poolable()) {
       u.channel().config().setAutoRead(true);
-      ctx.pool().offer(u, nowNanos);
+      x.ctx.pool().offer(u, nowNanos);
     } else {
       u.channel().close();
     }
@@ -166,7 +154,7 @@ final class BackendSide implements UpstreamUser {
 
   /** The backend switched protocols: from now on bytes pass both ways through an {@link UpgradeTunnel}. */
   void tunnel(HttpResponse switching) {
-    tunnel = new UpgradeTunnel(conn, upstream);
+    tunnel = new UpgradeTunnel(x.conn, upstream);
     tunnel.open(switching);
   }
 

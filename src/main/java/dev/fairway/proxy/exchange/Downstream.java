@@ -1,7 +1,5 @@
 package dev.fairway.proxy.exchange;
 
-import dev.fairway.proxy.ClientConnection;
-import dev.fairway.proxy.h2.H2Stream;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.RawResponse;
 import io.netty.buffer.ByteBuf;
@@ -10,8 +8,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.util.function.Consumer;
 
 /**
- * Where an {@link Exchange}'s request comes from and its response goes to: an HTTP/1.1 client
- * connection ({@link ClientConnection}) or one HTTP/2 stream ({@link H2Stream}). The exchange
+ * Where an {@code Exchange}'s request comes from and its response goes to: an HTTP/1.1 client
+ * connection ({@code ClientConnection}) or one HTTP/2 stream ({@code H2Stream}). The exchange
  * sees the same requests and writes the same responses either way; this is what differs.
  *
  * <p>Example: a backend's {@code 200} with {@code Content-Length: 5} arrives as a
@@ -73,7 +71,7 @@ public interface Downstream {
   Object rawBody(ByteBuf content, boolean last);
 
   /**
-   * Answers with Fairway's own status for {@code f} (see {@link ClientConnection#respond}).
+   * Answers with Fairway's own status for {@code f} (see {@code ClientConnection.respond}).
    *
    * @return whether the connection closes after this answer
    */

@@ -6,11 +6,11 @@ import dev.fairway.proxy.exchange.ExchangeRecord.Outcome;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
-import java.util.function.Consumer;
 
 /**
  * One client request on its way through the proxy, through the {@link Phase}s of its life: take a
@@ -28,14 +28,11 @@ import java.util.function.Consumer;
  * <p>Everything but {@link #granted} runs on the client connection's event loop.
  */
 public final class Exchange extends SlotHolder {
-  private final Downstream conn;
-  private final ClientRequest request;
-  private final RequestRelay requestRelay;
-  private final ResponseRelay responseRelay;
+  final Downstream conn;
+  final ClientRequest request;
+  final RequestRelay requestRelay;
+  final ResponseRelay responseRelay;
   private final BackendSide backend;
-  private final Consumer<Failure> bodyFaultHandler = this::onBodyFault;
-  private final HttpVersion clientVersion;
-  private final boolean clientKeepAlive;
 
   /** Links and deadline in the lane's {@link ResponseDeadlines}. */
   Exchange prevArmed;
@@ -49,21 +46,19 @@ public final class Exchange extends SlotHolder {
 
   /** @param authority the client's {@code Host} (or absolute-form authority), or {@code null} */
   Exchange(ExchangeContext ctx, Downstream conn, ClientRequest request, Route route, String authority) {
-    super(ctx, route, new ExchangeRecord(ctx, request.method(), System.nanoTime()), conn.channel().eventLoop());
+    super(ctx, route, new ExchangeRecord(System.nanoTime()));
     this.conn = conn;
     this.request = request;
-    HttpMethod method = request.method();
-    this.clientVersion = request.version() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
-    this.clientKeepAlive = request.keepAlive();
-    this.requestRelay = new RequestRelay(this, conn, request, record, request.endsWithHead());
-    this.responseRelay = new ResponseRelay(this, conn, record, ctx.deadlines(), clientVersion, clientKeepAlive,
-        method == HttpMethod.HEAD);
-    this.backend = new BackendSide(this, ctx, conn, request, authority, requestRelay, responseRelay);
+    this.requestRelay = new RequestRelay(this, request.endsWithHead());
+    this.responseRelay = new ResponseRelay(this,
+        request.version() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1, request.keepAlive(),
+        request.method() == HttpMethod.HEAD);
+    this.backend = new BackendSide(this, authority);
   }
 
   public void start() {
-    record.begin();
-    conn.bodyFault(bodyFaultHandler);
+    record.begin(ctx, request.method());
+    conn.bodyFault(requestRelay);
     if (request.hasBody()) {
       conn.pause(ReadPauses.AWAIT);
     }
@@ -98,7 +93,7 @@ public final class Exchange extends SlotHolder {
   /** The request goes to a backend connection. */
   void attempt(long nowNanos) {
     phase = Phase.FORWARDING;
-    record.attempt(nowNanos);
+    record.attempt(ctx, request.method(), nowNanos);
   }
 
   /** The request's last byte went out: the backend has {@code responseMs} to answer. */
@@ -291,7 +286,7 @@ public final class Exchange extends SlotHolder {
       return;
     }
     record.status = f.status();
-    boolean close = conn.respond(clientVersion, clientKeepAlive, f, route.waitTimeoutMs(),
+    boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(),
         request.hasBody() && !requestRelay.ended());
     record.bytesOut = f.reason().length() + 1;
     finish(record.status, System.nanoTime());
@@ -307,8 +302,8 @@ public final class Exchange extends SlotHolder {
   /** The exchange is over: its deadline, body-fault hook and backend head go, and its record is written. */
   private void finish(int finalStatus, long now) {
     ctx.deadlines().disarm(this);
-    if (record.finish(finalStatus, now, request, conn, route.service(), endpoint())) {
-      conn.releaseBodyFault(bodyFaultHandler);
+    if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
+      conn.releaseBodyFault(requestRelay);
       request.release();
     }
   }
@@ -320,6 +315,11 @@ public final class Exchange extends SlotHolder {
 
   boolean responding() {
     return phase == Phase.RESPONDING;
+  }
+
+  @Override
+  EventLoop loop() {
+    return conn.channel().eventLoop();
   }
 
   @Override

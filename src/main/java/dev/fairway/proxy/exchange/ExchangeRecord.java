@@ -6,6 +6,7 @@ import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.slots.Waiter;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * What an exchange leaves behind: the backend's record in the slot table and the tally (once,
@@ -20,8 +21,6 @@ final class ExchangeRecord {
   /** How an exchange ended, as far as the backend's record is concerned. */
   enum Outcome { OK, FAILED, ABORTED }
 
-  private final ExchangeContext ctx;
-  private final HttpMethod method;
   final long startNanos;
   /** When the slot was granted ({@code System.nanoTime()}); 0 before. */
   long slotNanos;
@@ -37,14 +36,12 @@ final class ExchangeRecord {
   private long upstreamNanos;
   private boolean logged;
 
-  ExchangeRecord(ExchangeContext ctx, HttpMethod method, long startNanos) {
-    this.ctx = ctx;
-    this.method = method;
+  ExchangeRecord(long startNanos) {
     this.startNanos = startNanos;
   }
 
   /** The request is taken on: the server meter starts. */
-  void begin() {
+  void begin(ExchangeContext ctx, HttpMethod method) {
     if (ctx.httpMeters().on()) {
       serverMeter = ctx.httpMeters().server().method(method);
       serverMeter.begin();
@@ -52,7 +49,7 @@ final class ExchangeRecord {
   }
 
   /** A request goes to a backend (again, for a retry): the client meter starts anew. */
-  void attempt(long nowNanos) {
+  void attempt(ExchangeContext ctx, HttpMethod method, long nowNanos) {
     if (ctx.httpMeters().on()) {
       if (clientMeter != null) {
         clientMeter.reset();
@@ -90,7 +87,7 @@ final class ExchangeRecord {
    * Gives the slot of {@code w} back, with the backend's latency since the grant, and (once, if
    * the backend answered or failed) records it in the tally and the backend's meters.
    */
-  void release(Waiter w, Outcome outcome, long now) {
+  void release(ExchangeContext ctx, Waiter w, Outcome outcome, long now) {
     Endpoint e = w.endpoint();
     if (e == null) {
       return;
@@ -112,7 +109,8 @@ final class ExchangeRecord {
    *
    * @return false if it was over already
    */
-  boolean finish(int finalStatus, long now, ClientRequest req, Downstream conn, String service, Endpoint e) {
+  boolean finish(ExchangeContext ctx, int finalStatus, long now, ClientRequest req, Downstream conn, String service,
+                 Endpoint e) {
     if (logged) {
       return false;
     }
@@ -128,9 +126,8 @@ final class ExchangeRecord {
     AccessLog log = ctx.accessLog();
     if (log != null) {
       boolean agent = log.wantsAgent();
-      String version = conn.multiplexed() ? "HTTP/2.0" : req.version() == io.netty.handler.codec.http.HttpVersion.HTTP_1_0
-          ? "HTTP/1.0" : "HTTP/1.1";
-      log.log(method.name(), req.uri(), version, agent ? req.field("referer") : null,
+      String version = conn.multiplexed() ? "HTTP/2.0" : req.version() == HttpVersion.HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
+      log.log(req.method().name(), req.uri(), version, agent ? req.field("referer") : null,
           agent ? req.field("user-agent") : null, conn.remote(), service, e == null ? "-" : e.id(), finalStatus,
           bytesOut, startNanos, e == null ? 0 : slotNanos, waitNanos, now);
     }

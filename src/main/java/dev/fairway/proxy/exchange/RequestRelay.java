@@ -1,7 +1,6 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.proxy.upstream.Upstream;
-import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpContent;
@@ -9,6 +8,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Carries a client's request to the backend: the head, then the body as it comes, read no faster
@@ -20,11 +20,8 @@ import java.util.concurrent.TimeUnit;
  * then on each part goes straight through; when the backend's socket is full the client's
  * connection is paused until it drains.
  */
-final class RequestRelay {
+final class RequestRelay implements Consumer<Failure> {
   private final Exchange x;
-  private final Downstream conn;
-  private final ClientRequest request;
-  private final ExchangeRecord record;
   /** Body parts that came before the backend connection was ready. */
   private ArrayDeque<HttpContent> pending;
   private ScheduledFuture<?> uploadTimer;
@@ -35,12 +32,15 @@ final class RequestRelay {
   /** The backend stopped reading the body for {@code uploadIdleMs}. */
   private boolean stalled;
 
-  RequestRelay(Exchange x, Downstream conn, ClientRequest request, ExchangeRecord record, boolean endedWithHead) {
+  RequestRelay(Exchange x, boolean endedWithHead) {
     this.x = x;
-    this.conn = conn;
-    this.request = request;
-    this.record = record;
     this.ended = endedWithHead;
+  }
+
+  /** The client's body turned out malformed while being forwarded (told by the framing guard). */
+  @Override
+  public void accept(Failure f) {
+    x.onBodyFault(f);
   }
 
   boolean ended() {
@@ -62,7 +62,7 @@ final class RequestRelay {
    */
   void send(Upstream u, long nowNanos) {
     Channel ch = u.channel();
-    if (request.writeTo(ch, u.wire())) {
+    if (x.request.writeTo(ch, u.wire())) {
       sentAll(nowNanos);
       return;
     }
@@ -77,22 +77,22 @@ final class RequestRelay {
       sentAll(nowNanos);
       return;
     }
-    if (request.expectContinue()) {
-      conn.writeRaw(conn.continueMessage());
-      conn.flush();
+    if (x.request.expectContinue()) {
+      x.conn.writeRaw(x.conn.continueMessage());
+      x.conn.flush();
     }
     if (!ch.isWritable()) {
-      conn.pause(ReadPauses.UPSTREAM);
+      x.conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
     }
-    conn.resume(ReadPauses.AWAIT);
+    x.conn.resume(ReadPauses.AWAIT);
   }
 
   /** A part of the client's request body (or its end). */
   void fromClient(HttpContent c) {
     if (c.decoderResult().isFailure()) {
       c.release(); // never forwarded: the encoder would end the backend's request cleanly
-      x.onBodyFault(Failure.MALFORMED_REQUEST);
+      accept(Failure.MALFORMED_REQUEST);
       return;
     }
     boolean last = c instanceof LastHttpContent;
@@ -100,11 +100,11 @@ final class RequestRelay {
       ended = true;
       dropTrailers((LastHttpContent) c);
     }
-    if (x.over() || !request.hasBody()) {
+    if (x.over() || !x.request.hasBody()) {
       c.release();
       return;
     }
-    record.bytesIn += c.content().readableBytes();
+    x.record.bytesIn += c.content().readableBytes();
     Upstream u = x.upstream();
     if (u == null) {
       if (pending == null) {
@@ -118,7 +118,7 @@ final class RequestRelay {
     if (last) {
       sentAll(System.nanoTime());
     } else if (!ch.isWritable()) {
-      conn.pause(ReadPauses.UPSTREAM);
+      x.conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
     }
   }
@@ -134,7 +134,7 @@ final class RequestRelay {
   private void sentAll(long nowNanos) {
     sent = true;
     cancelUploadTimer();
-    record.requestSent();
+    x.record.requestSent();
     x.awaitResponse(nowNanos);
   }
 
@@ -142,14 +142,14 @@ final class RequestRelay {
   void upstreamWritable() {
     if (!x.over()) {
       cancelUploadTimer();
-      conn.resume(ReadPauses.UPSTREAM);
+      x.conn.resume(ReadPauses.UPSTREAM);
     }
   }
 
   /** The backend stopped reading the body: give it {@code uploadIdleMs}, then give up (504). */
   private void armUploadTimer() {
     cancelUploadTimer();
-    uploadTimer = conn.channel().eventLoop().schedule(() -> {
+    uploadTimer = x.conn.channel().eventLoop().schedule(() -> {
       uploadTimer = null;
       Upstream u = x.upstream();
       if (!x.over() && u != null) {

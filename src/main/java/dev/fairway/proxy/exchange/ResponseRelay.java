@@ -33,9 +33,6 @@ import io.netty.util.ReferenceCountUtil;
  */
 final class ResponseRelay {
   private final Exchange x;
-  private final Downstream conn;
-  private final ExchangeRecord record;
-  private final ResponseDeadlines deadlines;
   private final HttpVersion clientVersion;
   private final boolean clientKeepAlive;
   private final boolean headRequest;
@@ -43,12 +40,8 @@ final class ResponseRelay {
   private boolean informational;
   private boolean closeClient;
 
-  ResponseRelay(Exchange x, Downstream conn, ExchangeRecord record, ResponseDeadlines deadlines,
-                HttpVersion clientVersion, boolean clientKeepAlive, boolean headRequest) {
+  ResponseRelay(Exchange x, HttpVersion clientVersion, boolean clientKeepAlive, boolean headRequest) {
     this.x = x;
-    this.conn = conn;
-    this.record = record;
-    this.deadlines = deadlines;
     this.clientVersion = clientVersion;
     this.clientKeepAlive = clientKeepAlive;
     this.headRequest = headRequest;
@@ -57,6 +50,15 @@ final class ResponseRelay {
   /** The client's connection closes after this response. */
   boolean closeClient() {
     return closeClient;
+  }
+
+  /** HTTP/1.0 or HTTP/1.1: what the client spoke. */
+  HttpVersion clientVersion() {
+    return clientVersion;
+  }
+
+  boolean clientKeepAlive() {
+    return clientKeepAlive;
   }
 
   /** A 1xx head was the last thing the backend sent. */
@@ -91,27 +93,27 @@ final class ResponseRelay {
   private void onRawResponse(RawResponse r) {
     closeClient = !clientKeepAlive || x.draining();
     boolean bodyless = r.bodyLength() == 0;
-    Object head = conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
+    Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     x.responseBegins(r.status(), r.loadReport(), r.lameDuck(), r.keepAlive());
     if (bodyless) {
       x.endResponse(true, head);
     } else {
-      conn.writeRaw(head);
+      x.conn.writeRaw(head);
     }
   }
 
   /** A part of a {@link RawResponse}'s body, passed to the client as it is. */
   private void onRawBody(RawBody b) {
     ByteBuf content = b.content();
-    record.bytesOut += content.readableBytes();
+    x.record.bytesOut += content.readableBytes();
     if (!b.last()) {
-      conn.writeRaw(conn.rawBody(content, false));
-      if (!conn.writable()) {
+      x.conn.writeRaw(x.conn.rawBody(content, false));
+      if (!x.conn.writable()) {
         clientHoldsBack();
       }
       return;
     }
-    x.endResponse(true, conn.rawBody(content, true));
+    x.endResponse(true, x.conn.rawBody(content, true));
   }
 
   private void onResponseHead(HttpResponse r) {
@@ -155,7 +157,7 @@ final class ResponseRelay {
     } else if (version == HttpVersion.HTTP_1_0) {
       h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
-    conn.write(r);
+    x.conn.write(r);
   }
 
   /**
@@ -164,11 +166,11 @@ final class ResponseRelay {
    * and does not forward it. HTTP/1.0 clients get none (RFC 9110 §15.2), nor do HTTP/2 streams.
    */
   private void relayInformational(HttpResponse r) {
-    if (r.status().code() == 100 || clientVersion != HttpVersion.HTTP_1_1 || conn.multiplexed()) {
+    if (r.status().code() == 100 || clientVersion != HttpVersion.HTTP_1_1 || x.conn.multiplexed()) {
       return;
     }
     Headers.toClient(r.headers());
-    conn.write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, r.status(), Unpooled.EMPTY_BUFFER, r.headers(),
+    x.conn.write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, r.status(), Unpooled.EMPTY_BUFFER, r.headers(),
         EmptyHttpHeaders.INSTANCE));
   }
 
@@ -186,10 +188,10 @@ final class ResponseRelay {
       }
       return;
     }
-    record.bytesOut += c.content().readableBytes();
+    x.record.bytesOut += c.content().readableBytes();
     if (!last) {
-      conn.write(c);
-      if (!conn.writable()) {
+      x.conn.write(c);
+      if (!x.conn.writable()) {
         clientHoldsBack();
       }
       return;
@@ -205,15 +207,15 @@ final class ResponseRelay {
   private void clientHoldsBack() {
     x.upstream().channel().config().setAutoRead(false);
     long ms = x.route.timeouts().slowClientMs();
-    if (ms >= 0 && !x.slotGivenBack() && !deadlines.armed(x)) {
-      deadlines.arm(x, System.nanoTime() + ms * 1_000_000L);
+    if (ms >= 0 && !x.slotGivenBack() && !x.ctx.deadlines().armed(x)) {
+      x.ctx.deadlines().arm(x, System.nanoTime() + ms * 1_000_000L);
     }
   }
 
   /** The client's connection can take more: read the backend {@code u} again. */
   void clientWritable(Upstream u, boolean responding) {
     if (responding) {
-      deadlines.disarm(x);
+      x.ctx.deadlines().disarm(x);
     }
     u.channel().config().setAutoRead(true);
   }

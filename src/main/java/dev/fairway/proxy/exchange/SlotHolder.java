@@ -27,19 +27,20 @@ abstract class SlotHolder extends Waiter {
   final Route route;
   final ServiceMeters meters;
   final ExchangeRecord record;
-  private final EventLoop loop;
   private ScheduledFuture<?> waitTimer;
   private boolean retried;
   /** The slot went back before the response ended: its client held the response back ({@link #giveSlotBackEarly}). */
   private boolean slotGivenBack;
 
-  SlotHolder(ExchangeContext ctx, Route route, ExchangeRecord record, EventLoop loop) {
+  SlotHolder(ExchangeContext ctx, Route route, ExchangeRecord record) {
     this.ctx = ctx;
     this.route = route;
     this.meters = ctx.metrics().service(route.service());
     this.record = record;
-    this.loop = loop;
   }
+
+  /** The event loop of the client's connection, where the exchange runs. */
+  abstract EventLoop loop();
 
   /** Connects to {@code e}, whose slot this holds ({@code fresh}: on a new connection, never a pooled one). */
   abstract void connect(Endpoint e, boolean fresh, long nowNanos);
@@ -74,7 +75,7 @@ abstract class SlotHolder extends Waiter {
       onWaitTimeout();
       return;
     }
-    waitTimer = loop.schedule(this::onWaitTimeout, route.waitTimeoutMs(), TimeUnit.MILLISECONDS);
+    waitTimer = loop().schedule(this::onWaitTimeout, route.waitTimeoutMs(), TimeUnit.MILLISECONDS);
   }
 
   private void onWaitTimeout() {
@@ -88,7 +89,7 @@ abstract class SlotHolder extends Waiter {
 
   @Override
   protected final void granted(Endpoint endpoint) {
-    loop.execute(() -> {
+    loop().execute(() -> {
       cancelWaitTimer();
       long now = System.nanoTime();
       record.waitNanos = now - enqueuedNanos();
@@ -159,6 +160,6 @@ abstract class SlotHolder extends Waiter {
 
   /** Gives the slot back (once) with the backend's record. */
   final void release(Outcome outcome, long nowNanos) {
-    record.release(this, outcome, nowNanos);
+    record.release(ctx, this, outcome, nowNanos);
   }
 }

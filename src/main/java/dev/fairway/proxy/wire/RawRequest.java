@@ -4,8 +4,6 @@ import static dev.fairway.proxy.wire.HeadBytes.indexOf;
 import static dev.fairway.proxy.wire.HeadBytes.nameIs;
 import static dev.fairway.proxy.wire.HeadBytes.value;
 
-import dev.fairway.proxy.exchange.Exchange;
-import dev.fairway.proxy.h2.H2Stream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -21,7 +19,7 @@ import java.util.Map;
 /**
  * A client's request without a body, as its head's bytes came: the {@link FramingGuard} checked
  * it and hands it on instead of letting Netty's decoder build a header map, and the
- * {@link Exchange} writes the backend's head from it byte for byte, without Netty's encoder.
+ * {@code Exchange} writes the backend's head from it byte for byte, without Netty's encoder.
  * Requests with a body, and upgrades, go through Netty's decoder as before.
  *
  * <p>Example: {@code "GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: text/plain\r\n\r\n"}
@@ -80,7 +78,7 @@ public final class RawRequest implements ClientRequest {
    * The HTTP/1.1 head an HTTP/2 request without a body stands for (RFC 9113 §8.3.1): the request
    * line from {@code :method} and {@code :path}, {@code Host} from {@code :authority} (else the
    * request's own {@code host} field), the other fields as they came, and {@code cookie} fields
-   * joined into one (§8.2.3). The fields must have passed {@link H2Stream#check}.
+   * joined into one (§8.2.3). The fields must have passed {@code StreamHeads.check}.
    *
    * <p>Example: {@code :method GET, :path /a, :scheme http, :authority shop, accept text/plain,
    * cookie a=1, cookie b=2} is {@code "GET /a HTTP/1.1\r\nhost: shop\r\naccept: text/plain\r\n

@@ -4,7 +4,6 @@ import static dev.fairway.proxy.wire.HeadBytes.indexOf;
 import static dev.fairway.proxy.wire.HeadBytes.nameIs;
 import static dev.fairway.proxy.wire.HeadBytes.value;
 
-import dev.fairway.proxy.exchange.Exchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -17,7 +16,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * A backend's final response head whose body is framed by {@code Content-Length} (or that has no
  * body), as its bytes came: the {@link FramingGuard} checked it and hands it on instead of letting
- * Netty's decoder build a header map, and the {@link Exchange} writes the client's head from it
+ * Netty's decoder build a header map, and the {@code Exchange} writes the client's head from it
  * byte for byte, without Netty's encoder. Its body follows as {@link RawBody} parts.
  *
  * <p>Example: {@code "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\n"}
