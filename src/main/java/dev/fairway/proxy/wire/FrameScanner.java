@@ -2,7 +2,6 @@ package dev.fairway.proxy.wire;
 
 import dev.fairway.config.EdgeLimits;
 import io.netty.buffer.ByteBuf;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -18,10 +17,6 @@ import java.util.Arrays;
  */
 final class FrameScanner {
   private static final int MAX_CHUNK_LINE = 4096;
-  /** Head bytes copied and scanned at a time: most heads fit in one block. */
-  private static final int HEAD_BLOCK = 2048;
-  /** Per thread: the array heads are scanned in (grown as needed, never shrunk). */
-  private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[4096]});
   /** The most bytes of a backend's response head (the upstream client's own limit is the same). */
   static final int MAX_RESPONSE_HEAD = 64 * 1024;
 
@@ -65,15 +60,9 @@ final class FrameScanner {
 
   private final boolean requests;
   private final EdgeLimits limits;
-  private final int headLimit;
+  private final HeadReader heads;
   private final Sink sink;
   private State state = State.HEAD;
-  /** The head read so far while it spans reads; {@code null} otherwise (heads are scanned in {@link #SCRATCH}). */
-  private byte[] head;
-  private int headLength;
-  private int lineStart;
-  /** Where the field lines of the head begin; -1 while in the start line. */
-  private int fieldsStart = -1;
   private long remaining;
   private final StringBuilder line = new StringBuilder();
   /** Where the chunk-size line being read begins in the buffer; -1 if in an earlier one (then held in {@link #line}). */
@@ -81,8 +70,6 @@ final class FrameScanner {
   private int trailerBytes;
   /** Where the head just checked begins in the buffer, when all of it is there (it goes on in place); -1 otherwise. */
   private int headInPlace = -1;
-  /** Where the head being read begins in the buffer; -1 if it began in an earlier one. */
-  private int headBegin = -1;
   private boolean nextIsHeadResponse;
   /** On a backend connection: a request was sent whose final response has not ended yet. */
   private boolean awaiting;
@@ -101,7 +88,8 @@ final class FrameScanner {
     this.requests = requests;
     this.limits = limits;
     this.sink = sink;
-    this.headLimit = requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2 : MAX_RESPONSE_HEAD;
+    this.heads = new HeadReader(requests, limits,
+        requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2 : MAX_RESPONSE_HEAD);
   }
 
   /** Every further byte belongs to another protocol: {@link #scan} must not be called again. */
@@ -135,7 +123,7 @@ final class FrameScanner {
 
   /** Whether the last response ended where the bytes so far end, with nothing after it: see {@link FramingGuard#reusable}. */
   boolean reusable() {
-    return !leftover && !awaiting && state == State.HEAD && headLength == 0;
+    return !leftover && !awaiting && state == State.HEAD && heads.length() == 0;
   }
 
   /** Scans {@code in}'s readable bytes (without moving its reader index), telling the sink what goes on. */
@@ -154,7 +142,17 @@ final class FrameScanner {
             return;
           }
           headInPlace = -1;
-          i += readHead(in, i, end);
+          i += heads.read(in, i, end);
+          if (requests && heads.begin() >= 0) {
+            sink.headStarted();
+          }
+          if (heads.failure() != null) {
+            headFault(heads.failure());
+            return;
+          }
+          if (heads.complete()) {
+            headComplete(i);
+          }
           passFrom = headInPlace >= 0 ? headInPlace : i;
         }
         case FIXED -> {
@@ -272,121 +270,22 @@ final class FrameScanner {
     }
   }
 
-  /**
-   * Collects head bytes from {@code start}; returns how many it took. Copies them a block at a
-   * time into an array and scans the copy (cheaper than a bounds-checked read per byte).
-   */
-  private int readHead(ByteBuf in, int start, int end) {
-    int i = start;
-    if (headLength == 0) {
-      while (i < end && (in.getByte(i) == '\r' || in.getByte(i) == '\n')) {
-        i++; // empty lines before a start line are ignored (RFC 9112 §2.2)
-      }
-      if (i == end) {
-        return i - start;
-      }
-      if (requests) {
-        sink.headStarted();
-      }
-      headBegin = i;
-    } else {
-      headBegin = -1;
-    }
-    byte[][] scratch = head == null ? SCRATCH.get() : null;
-    byte[] buf = head != null ? head : scratch[0];
-    while (i < end) {
-      int n = Math.min(Math.min(end - i, HEAD_BLOCK), headLimit + 1 - headLength);
-      if (headLength + n > buf.length) {
-        byte[] bigger = new byte[Math.min(Math.max(buf.length * 2, headLength + n), Math.max(headLimit + 1, buf.length))];
-        System.arraycopy(buf, 0, bigger, 0, headLength);
-        buf = bigger;
-        if (scratch != null) {
-          scratch[0] = bigger;
-        } else {
-          head = bigger;
-        }
-      }
-      in.getBytes(i, buf, headLength, n);
-      int offset = i - headLength; // the byte at buf[k] is in's byte at offset + k
-      int k = headLength;
-      int stop = k + n;
-      int limitAt = limitAt();
-      while (k < stop) {
-        byte b = buf[k++];
-        if (b == '\n') {
-          headLength = k;
-          if (k < 2 || buf[k - 2] != '\r') {
-            headFault(requests ? Failure.MALFORMED_REQUEST : Failure.BAD_RESPONSE); // bare LF
-            return offset + k - start;
-          }
-          int lineLength = k - lineStart;
-          lineStart = k;
-          if (fieldsStart < 0) {
-            fieldsStart = k;
-            limitAt = limitAt();
-          }
-          if (lineLength <= 2 && k >= 4 && buf[k - 2] == '\r' && buf[k - 3] == '\n') {
-            headComplete(buf, offset + k);
-            return offset + k - start;
-          }
-        }
-        if (k >= limitAt) {
-          headLength = k;
-          if (tooLarge()) {
-            return offset + k - start;
-          }
-        }
-      }
-      headLength = k;
-      i = offset + k;
-    }
-    if (scratch != null) {
-      // The read ended inside the head: keep what came so far for the next read.
-      head = Arrays.copyOf(buf, Math.min(headLimit + 1, Math.max(1024, headLength * 2)));
-    }
-    return i - start;
-  }
-
-  /** The head length from which {@link #tooLarge} may hold: below it, no limit is reached. */
-  private int limitAt() {
-    int at = headLimit;
-    if (requests) {
-      at = Math.min(at, fieldsStart < 0 ? limits.maxRequestLineBytes() + 3 : fieldsStart + limits.maxHeaderBytes() + 3);
-    }
-    return at;
-  }
-
-  /** Enforces the request line and head limits while the head is still arriving. */
-  private boolean tooLarge() {
-    boolean inStartLine = fieldsStart < 0;
-    if (requests && inStartLine && headLength > limits.maxRequestLineBytes() + 2) {
-      headFault(Failure.URI_TOO_LONG);
-      return true;
-    }
-    if (headLength >= headLimit || (requests && !inStartLine && headLength - fieldsStart > limits.maxHeaderBytes() + 2)) {
-      headFault(requests ? Failure.HEADERS_TOO_LARGE : Failure.BAD_RESPONSE);
-      return true;
-    }
-    return false;
-  }
-
   /** @param after where the bytes after the head begin in the buffer */
-  private void headComplete(byte[] buf, int after) {
+  private void headComplete(int after) {
     sink.headEnded();
-    HeadCheck.Verdict v = requests ? HeadCheck.request(buf, headLength, limits)
-        : HeadCheck.response(buf, headLength, nextIsHeadResponse);
-    if (requests && v.ok() && headLength - fieldsStart > limits.maxHeaderBytes() + 2) {
+    byte[] buf = heads.bytes();
+    int headBytes = heads.length();
+    HeadCheck.Verdict v = requests ? HeadCheck.request(buf, headBytes, limits)
+        : HeadCheck.response(buf, headBytes, nextIsHeadResponse);
+    if (requests && v.ok() && heads.fieldBytes() > limits.maxHeaderBytes() + 2) {
       v = HeadCheck.Verdict.fail(Failure.HEADERS_TOO_LARGE);
     }
     if (!v.ok()) {
       headFault(v.failure());
       return;
     }
-    int headBytes = headLength;
-    headLength = 0;
-    lineStart = 0;
-    fieldsStart = -1;
-    head = null;
+    int begin = heads.begin();
+    heads.clear();
     long length = v.bodyLength();
     if (requests && length == 0 && !v.upgrade()) {
       toHead();
@@ -405,8 +304,8 @@ final class FrameScanner {
       sink.response(new RawResponse(buf, headBytes, v.status(), length));
       return;
     }
-    if (headBegin >= 0) {
-      headInPlace = headBegin;
+    if (begin >= 0) {
+      headInPlace = begin;
     } else {
       sink.head(buf, headBytes);
     }
@@ -438,9 +337,7 @@ final class FrameScanner {
   private void toHead() {
     raw = false;
     state = State.HEAD;
-    headLength = 0;
-    lineStart = 0;
-    fieldsStart = -1;
+    heads.clear();
   }
 
   private void headFault(Failure f) {
@@ -456,7 +353,6 @@ final class FrameScanner {
   /** The state and the start of a head kept across reads, for logs and tests. */
   @Override
   public String toString() {
-    String kept = head == null ? "" : new String(head, 0, Math.min(headLength, 64), StandardCharsets.ISO_8859_1);
-    return state + ", head=" + kept;
+    return state + ", head=" + heads;
   }
 }
