@@ -10,10 +10,11 @@ import java.util.Arrays;
  * head, and tells a {@link Sink} what to pass on. No I/O: {@link FramingGuard} puts it on a channel.
  *
  * <p>Example: scanning the requests {@code "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi"}
- * then {@code "GET / HTTP/1.1\r\nHost: a\r\n\r\n"} in one buffer tells the sink
- * {@code bytes(0, 49)} (the first head and its body, in place), then {@code request(GET / …)} (the
- * bodiless head, checked, as a {@link RawRequest}). With {@code "zz\r\n"} as a chunk size instead, the
- * sink gets the head's bytes and then {@code bodyFault(MALFORMED_REQUEST)}, and the scanner is dead.
+ * then {@code "GET / HTTP/1.1\r\nHost: a\r\n\r\n"} in one buffer tells the sink {@code headStarted},
+ * {@code headEnded}, {@code bytes(0, 49)} (the first head and its body, in place), {@code headStarted},
+ * {@code headEnded}, {@code request(GET /)} (the bodiless head, checked, as a {@link RawRequest}). With
+ * {@code "zz\r\n"} as a chunk size, the sink gets the head's bytes, then {@code bodyFault(MALFORMED_REQUEST)},
+ * and the scanner is dead.
  */
 final class FrameScanner {
   private static final int MAX_CHUNK_LINE = 4096;
