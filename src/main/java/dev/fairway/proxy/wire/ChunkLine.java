@@ -39,6 +39,21 @@ public final class ChunkLine {
     return extensionsEnd(line, i) == n ? v : -1;
   }
 
+  /** Whether {@code text} is a trailer field line: a token, a colon, a value without control characters but HTAB. */
+  static boolean isTrailer(String text) {
+    int colon = text.indexOf(':');
+    if (colon <= 0 || !HeadCheck.isToken(text.substring(0, colon))) {
+      return false;
+    }
+    for (int k = colon + 1; k < text.length(); k++) {
+      char c = text.charAt(k);
+      if (c < 0x20 && c != '\t' || c == 0x7f) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether a valid chunk-size line is hex digits alone (no extension, no whitespace). */
   static boolean plain(CharSequence line) {
     for (int i = 0; i < line.length(); i++) {

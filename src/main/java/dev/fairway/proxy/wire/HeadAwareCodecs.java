@@ -39,11 +39,11 @@ public final class HeadAwareCodecs {
         .setTrailersFactory(VALIDATING_TRAILERS));
   }
 
-  /** The decoder of a backend connection's responses (heads up to {@link FramingGuard#MAX_RESPONSE_HEAD}). */
+  /** The decoder of a backend connection's responses (heads up to {@link FrameScanner#MAX_RESPONSE_HEAD}). */
   public static ResponseDecoder responseDecoder() {
     return new ResponseDecoder(new HttpDecoderConfig()
-        .setMaxHeaderSize(FramingGuard.MAX_RESPONSE_HEAD)
-        .setMaxInitialLineLength(FramingGuard.MAX_RESPONSE_HEAD)
+        .setMaxHeaderSize(FrameScanner.MAX_RESPONSE_HEAD)
+        .setMaxInitialLineLength(FrameScanner.MAX_RESPONSE_HEAD)
         .setHeadersFactory(VALIDATING)
         .setTrailersFactory(VALIDATING_TRAILERS));
   }

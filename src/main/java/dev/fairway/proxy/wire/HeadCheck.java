@@ -78,9 +78,9 @@ public final class HeadCheck {
       if (startEnd > limits.maxRequestLineBytes()) {
         return Verdict.fail(Failure.URI_TOO_LONG);
       }
-      int sp1 = indexOf(h, (byte) ' ', 0, startEnd);
-      int sp2 = sp1 < 0 ? -1 : indexOf(h, (byte) ' ', sp1 + 1, startEnd);
-      if (sp2 < 0 || indexOf(h, (byte) ' ', sp2 + 1, startEnd) >= 0 || tokenEnd(h, 0, sp1) != sp1 || sp1 == 0
+      int sp1 = find(h, (byte) ' ', 0, startEnd);
+      int sp2 = sp1 < 0 ? -1 : find(h, (byte) ' ', sp1 + 1, startEnd);
+      if (sp2 < 0 || find(h, (byte) ' ', sp2 + 1, startEnd) >= 0 || tokenEnd(h, 0, sp1) != sp1 || sp1 == 0
           || sp2 == sp1 + 1 || !isTarget(h, sp1 + 1, sp2) || !isVersion(h, sp2 + 1, startEnd)) {
         return Verdict.fail(bad);
       }
@@ -148,7 +148,7 @@ public final class HeadCheck {
       return Verdict.fail(bad);
     }
     if (request && (hosts > 1 || hosts == 1 && !Authority.valid(h, hostFrom, hostEnd)
-        || !Authority.targetMatchesHost(h, indexOf(h, (byte) ' ', 0, startEnd) + 1, hosts == 1, hostFrom, hostEnd))) {
+        || !Authority.targetMatchesHost(h, find(h, (byte) ' ', 0, startEnd) + 1, hosts == 1, hostFrom, hostEnd))) {
       return Verdict.fail(bad);
     }
     long length;
@@ -233,7 +233,8 @@ public final class HeadCheck {
     return end;
   }
 
-  private static int indexOf(byte[] h, byte b, int from, int end) {
+  /** Where {@code b} first is in {@code h[from, end)}; -1 if nowhere (unlike {@link HeadBytes#indexOf}, which gives {@code end}). */
+  private static int find(byte[] h, byte b, int from, int end) {
     for (int p = from; p < end; p++) {
       if (h[p] == b) {
         return p;
@@ -366,15 +367,11 @@ public final class HeadCheck {
       return false;
     }
     for (int i = 0; i < s.length(); i++) {
-      if (!isTchar(s.charAt(i))) {
+      if (!isTokenChar(s.charAt(i))) {
         return false;
       }
     }
     return true;
-  }
-
-  private static boolean isTchar(char c) {
-    return c < TCHAR.length && TCHAR[c];
   }
 
   private static boolean[] tchars() {

@@ -20,7 +20,7 @@ import java.util.Map;
  * A client's request without a body, as its head's bytes came: the {@link FramingGuard} checked
  * it and hands it on instead of letting Netty's decoder build a header map, and the
  * {@code Exchange} writes the backend's head from it byte for byte, without Netty's encoder.
- * Requests with a body, and upgrades, go through Netty's decoder as before.
+ * Requests with a body, and upgrades, go through Netty's decoder (as a {@link DecodedRequest}).
  *
  * <p>Example: {@code "GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: text/plain\r\n\r\n"}
  * from 10.0.0.7 becomes {@code "GET /a HTTP/1.1\r\nAccept: text/plain\r\nX-Forwarded-For: 10.0.0.7\r\n
