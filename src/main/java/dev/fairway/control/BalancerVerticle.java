@@ -1,14 +1,12 @@
 package dev.fairway.control;
 
 import dev.fairway.JsonValues;
-import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.CapabilityScore;
 import dev.fairway.balancer.LoadReport;
-import dev.fairway.balancer.OrcaParser;
-import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
-import dev.fairway.balancer.Route;
+import dev.fairway.balancer.OrcaParser;
+import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.balancer.Subsetter;
 import dev.fairway.config.BackendConfig;
 import dev.fairway.config.ConfigException;
@@ -22,6 +20,8 @@ import dev.fairway.health.OutlierEvent;
 import dev.fairway.health.OutlierSettings;
 import dev.fairway.health.Transition;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.route.BalancerSnapshot;
+import dev.fairway.route.Route;
 import dev.fairway.slots.EndpointSpec;
 import dev.fairway.slots.ServiceSpec;
 import dev.fairway.slots.SlotTable;

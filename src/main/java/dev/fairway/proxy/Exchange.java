@@ -1,8 +1,8 @@
 package dev.fairway.proxy;
 
 import dev.fairway.balancer.Endpoint;
-import dev.fairway.balancer.Route;
 import dev.fairway.metrics.ServiceMeters;
+import dev.fairway.route.Route;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.slots.Waiter;

@@ -1,13 +1,13 @@
 package dev.fairway.proxy;
 
-import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.ObservationBatch;
-import dev.fairway.balancer.Route;
 import dev.fairway.config.EdgeLimits;
 import dev.fairway.config.ProxySettings;
 import dev.fairway.control.Addresses;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.route.BalancerSnapshot;
+import dev.fairway.route.Route;
 import dev.fairway.slots.SlotTable;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
