@@ -30,8 +30,9 @@ import java.util.random.RandomGenerator;
  *
  * <p>Example (thresholds 2/3): {@code lameDuck("b1", true, t)} on a healthy b1 reports
  * {@code b1 healthy -> lame-duck} and publishes b1 unavailable; {@code lameDuck("b1", false, t)}
- * reports {@code b1 lame-duck -> unhealthy} and asks for a check now; two passing checks later,
- * {@code onCheck} reports {@code b1 unhealthy -> healthy}.
+ * reports {@code b1 lame-duck -> unhealthy} and asks for a check now; the next passing
+ * {@code onCheck} reports {@code b1 unhealthy -> healthy} and asks for the next check in one
+ * interval, ±10 %.
  *
  * <p>Time comes in as {@code nowNanos} on every call; randomness (the spread of health checks)
  * from the given generator. No I/O: timers, logs and the event bus are the listener's. Not

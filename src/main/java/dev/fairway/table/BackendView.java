@@ -6,7 +6,7 @@ import dev.fairway.health.BackendState;
  * What the admin API and the metrics show of one backend, copied out of the table.
  *
  * <p>Example: {@code BackendView[id=b1, url=http://127.0.0.1:9001, state=HEALTHY,
- * reason=passing checks, inAnySubset=true, capacity=3, weight=1.0, utilization=0.42, qps=120.0,
+ * reason=assumed healthy at start-up, inAnySubset=true, capacity=3, weight=1.0, utilization=0.42, qps=120.0,
  * eps=0.5, latencyMs=2.0]}.
  *
  * @param id          backend id

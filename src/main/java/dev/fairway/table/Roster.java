@@ -21,8 +21,9 @@ import java.util.random.RandomGenerator;
  * through the API. Part of {@link BackendTable}; not thread-safe.
  *
  * <p>Example: service {@code api} lists b1 and b2 in the file and b3 by API. A reload whose file
- * lists b1 alone leaves {@code api = [b1, b3]} and b2 draining (still listed until it is
- * {@link #forget forgotten}); a backend listed by two services drains only once neither lists it.
+ * lists b1 alone makes {@code api = [b2, b1, b3]} with b2 draining (a draining backend is listed
+ * first), and {@code [b1, b3]} once b2 is {@link #forget forgotten}; a backend listed by two
+ * services drains only once neither lists it.
  */
 final class Roster {
   final Map<String, Backend> backends = new LinkedHashMap<>();

@@ -325,6 +325,31 @@ class BackendTableTest {
     assertThat(take()).as("b1 is service b's last usable backend").isEmpty();
   }
 
+  // ---- load reports and scores
+
+  @Test
+  void loadReportsBecomeWeightsAfterTheBlackout() {
+    startAB();
+    report("b1", "TEXT cpu_utilization=0.5, rps_fractional=100", now);
+    report("b2", "TEXT cpu_utilization=0.25, rps_fractional=100", now);
+    table.tick(now + S);
+    assertThat(weights()).as("within the 10 s blackout").isEqualTo("b1=1.0 b2=1.0 b3=1.0");
+    report("b1", "TEXT cpu_utilization=0.5, rps_fractional=100", now + 11 * S);
+    report("b2", "TEXT cpu_utilization=0.25, rps_fractional=100", now + 11 * S);
+    table.tick(now + 11 * S);
+    assertThat(weights()).as("b3 reports nothing: the mean").isEqualTo("b1=200.0 b2=400.0 b3=300.0");
+    assertThat(table.backend("b2").utilization()).isEqualTo(0.25);
+  }
+
+  private void report(String id, String header, long at) {
+    table.onCheck(id, new CheckOutcome(200, false, true, header, null), at);
+  }
+
+  private String weights() {
+    return String.join(" ", table.backends().stream().map(b -> b.id() + "=" + Math.round(b.weight() * 10) / 10.0)
+        .toList());
+  }
+
   // ---- reload
 
   @Test
