@@ -1,7 +1,6 @@
 package dev.fairway;
 
 import dev.fairway.admin.AdminVerticle;
-import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.control.BalancerVerticle;
@@ -12,6 +11,7 @@ import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.Listener;
 import dev.fairway.proxy.ProxyShared;
 import dev.fairway.proxy.ProxyVerticle;
+import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -2,6 +2,7 @@ package dev.fairway.admin;
 
 import dev.fairway.config.AdminSettings;
 import dev.fairway.control.Addresses;
+import dev.fairway.control.BalancerCommand;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -90,14 +91,14 @@ public final class AdminVerticle extends VerticleBase {
             plain(rc, 401, "missing or wrong bearer token");
           }
         });
-    router.post("/api/backends/:id/lame-duck").handler(rc -> command(rc, 200, new JsonObject()
-        .put("op", "lame-duck").put("id", rc.pathParam("id")).put("on", true)));
-    router.delete("/api/backends/:id/lame-duck").handler(rc -> command(rc, 200, new JsonObject()
-        .put("op", "lame-duck").put("id", rc.pathParam("id")).put("on", false)));
+    router.post("/api/backends/:id/lame-duck").handler(rc -> command(rc, 200,
+        new BalancerCommand.LameDuck(rc.pathParam("id"), true)));
+    router.delete("/api/backends/:id/lame-duck").handler(rc -> command(rc, 200,
+        new BalancerCommand.LameDuck(rc.pathParam("id"), false)));
     router.post("/api/services/:name/backends").handler(BodyHandler.create().setBodyLimit(1 << 20))
         .handler(this::addBackends);
-    router.delete("/api/services/:name/backends/:id").handler(rc -> command(rc, 200, new JsonObject()
-        .put("op", "remove-backend").put("service", rc.pathParam("name")).put("id", rc.pathParam("id"))));
+    router.delete("/api/services/:name/backends/:id").handler(rc -> command(rc, 200,
+        new BalancerCommand.RemoveBackend(rc.pathParam("name"), rc.pathParam("id"))));
     // Last, so it never shadows the routes above: GET / is webroot/index.html.
     router.get("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false)
         .setDirectoryListing(false).setIncludeHidden(false));
@@ -128,13 +129,12 @@ public final class AdminVerticle extends VerticleBase {
       plain(rc, 400, "body is not valid JSON; expected an array of {\"url\", \"capacity\", \"id\"?, \"weight\"?}");
       return;
     }
-    command(rc, 201, new JsonObject().put("op", "add-backends").put("service", rc.pathParam("name"))
-        .put("backends", body));
+    command(rc, 201, new BalancerCommand.AddBackends(rc.pathParam("name"), body));
   }
 
   /** Sends a command to the balancer and maps its answer (or failure code) to the response. */
-  private void command(RoutingContext rc, int okStatus, JsonObject cmd) {
-    vertx.eventBus().request(Addresses.COMMANDS, cmd).onComplete(ar -> {
+  private void command(RoutingContext rc, int okStatus, BalancerCommand cmd) {
+    vertx.eventBus().request(Addresses.COMMANDS, cmd.toJson()).onComplete(ar -> {
       if (ar.succeeded()) {
         Object reply = ar.result().body();
         rc.response().setStatusCode(okStatus).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")

@@ -2,28 +2,26 @@ package dev.fairway.balancer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Objects;
 
 /**
  * A backend as the strategies and the slot table see it: where it is, how many requests this
  * process has active on it, how many it may have, and whether it takes new requests at all.
  *
- * <p>Example: {@code new Endpoint("b1", "127.0.0.1", 9001)} with {@code setCapacity(3)} and two
- * active requests {@link #canTake() can take} one more; after {@code setAvailable(false)} (lame
- * duck) it takes none, while its two requests finish.
+ * <p>Example: {@code new Endpoint("b1", "127.0.0.1", 9001, epoch)} with {@code setCapacity(3)}
+ * and two active requests {@link #canTake() can take} one more; after {@code setAvailable(false)}
+ * (lame duck) it takes none, while its two requests finish.
  *
  * <p>Thread-safe: the active count is a volatile int that {@link #tryTake()} raises with a
  * compare-and-set only below the limit, so event loops take slots without a lock. Capacity and
  * availability are folded into that one volatile limit (the capacity while available, 0 while
  * not), so {@link #canTake()} reads two ints of this object; their setters are synchronized so
  * that concurrent ones cannot leave a stale limit. Weight is volatile; every change of a weight
- * bumps the process-wide {@link #weightEpoch()}, which weighted strategies poll once per pick
- * instead of reading every member's weight.
+ * moves the endpoint's {@link WeightEpoch} (shared by the endpoints of one slot table), which
+ * weighted strategies poll once per pick instead of reading every member's weight.
  */
 public final class Endpoint {
   private static final VarHandle ACTIVE;
-  /** Bumped by every {@link #setWeight} that changes a weight, whichever endpoint's. */
-  private static final AtomicLong WEIGHT_EPOCH = new AtomicLong();
 
   static {
     try {
@@ -37,6 +35,7 @@ public final class Endpoint {
   private final String host;
   private final int port;
   private final String address;
+  private final WeightEpoch weightEpoch;
   private volatile int active;
   /** Capacity while available, 0 while not: a slot may be taken while {@code active < limit}. */
   private volatile int limit = 1;
@@ -44,21 +43,21 @@ public final class Endpoint {
   private volatile boolean available = true;
   private volatile double weight = 1.0;
 
-  public Endpoint(String id, String host, int port) {
+  /**
+   * @param weightEpoch moved by every change of this endpoint's weight; the endpoints of one
+   *                    service must share it
+   */
+  public Endpoint(String id, String host, int port, WeightEpoch weightEpoch) {
     this.id = id;
     this.host = host;
     this.port = port;
     this.address = host + ":" + port;
+    this.weightEpoch = Objects.requireNonNull(weightEpoch, "weightEpoch");
   }
 
-  /**
-   * A number that changes whenever any endpoint's weight changes (to another value): a strategy
-   * that remembers it can tell with one read that no weight it cached is stale. A change may be
-   * another service's backend, so a strategy that sees a new epoch should compare its members'
-   * weights before acting on it.
-   */
-  public static long weightEpoch() {
-    return WEIGHT_EPOCH.get();
+  /** The epoch this endpoint's weight changes move (its table's). */
+  public WeightEpoch weightEpoch() {
+    return weightEpoch;
   }
 
   public String id() {
@@ -124,7 +123,7 @@ public final class Endpoint {
   public void setWeight(double weight) {
     if (Double.doubleToLongBits(weight) != Double.doubleToLongBits(this.weight)) {
       this.weight = weight;
-      WEIGHT_EPOCH.incrementAndGet();
+      weightEpoch.bump();
     }
   }
 

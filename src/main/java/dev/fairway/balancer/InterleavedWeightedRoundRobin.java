@@ -27,7 +27,7 @@ import java.util.stream.IntStream;
  * <p>Cost: each round keeps the indexes of its members, so a pick walks only members of the
  * current round and costs {@code O(1)} amortized while most can take; memory is {@code n} ints per
  * distinct quantum (at most 100). Weights are compared with the scheduled ones only when the
- * process-wide {@link Endpoint#weightEpoch() weight epoch} moved; a change of another service's
+ * members' {@link WeightEpoch weight epoch} moved; a change of another service's
  * weight leaves the cycle alone. A pass that walks a whole round finding no member that can take
  * ends the round (back to the first round); a whole first round without one returns {@code null}
  * and leaves the cycle where it was.
@@ -38,6 +38,8 @@ public final class InterleavedWeightedRoundRobin implements Strategy {
 
   private List<Endpoint> members;
   private Endpoint[] arr = new Endpoint[0];
+  /** The members' weight epoch, {@code null} for no members, and its count when last compared. */
+  private WeightEpoch weightEpoch;
   private long epoch;
   private double[] weights = new double[0];
   /** Distinct quanta, ascending; rounds[0] is 1. */
@@ -55,7 +57,7 @@ public final class InterleavedWeightedRoundRobin implements Strategy {
   public Endpoint pick(List<Endpoint> members, long nowNanos) {
     if (members != this.members) {
       rebuild(members);
-    } else if (Endpoint.weightEpoch() != epoch && weightsChanged()) {
+    } else if (weightEpoch != null && weightEpoch.get() != epoch && weightsChanged()) {
       rebuild(members);
     }
     if (arr.length == 0) {
@@ -103,7 +105,7 @@ public final class InterleavedWeightedRoundRobin implements Strategy {
 
   /** Whether a member's weight differs from the scheduled one (bit for bit). */
   private boolean weightsChanged() {
-    epoch = Endpoint.weightEpoch();
+    epoch = weightEpoch.get();
     for (int i = 0; i < arr.length; i++) {
       if (Double.doubleToRawLongBits(arr[i].weight()) != Double.doubleToRawLongBits(weights[i])) {
         return true;
@@ -114,8 +116,9 @@ public final class InterleavedWeightedRoundRobin implements Strategy {
 
   private void rebuild(List<Endpoint> members) {
     this.members = members;
-    epoch = Endpoint.weightEpoch();
     arr = members.toArray(new Endpoint[0]);
+    weightEpoch = WeightEpoch.common(arr);
+    epoch = weightEpoch == null ? 0 : weightEpoch.get();
     int n = arr.length;
     weights = new double[n];
     int[] quanta = new int[n];

@@ -16,8 +16,8 @@ import java.util.List;
  * <p>The member list is immutable and stays the same object until the members change (the slot
  * table then passes a new list and calls {@link #reset}); strategies may key per-member state on
  * the list's identity. Capacities and availability are read on every pick; weights may be cached
- * until the {@link Endpoint#weightEpoch() weight epoch} moves, so a weight change still shows on
- * the next pick.
+ * until the members' {@link WeightEpoch weight epoch} moves, so a weight change still shows on
+ * the next pick; every member of one list shares that epoch (its slot table's).
  */
 public interface Strategy {
   /**

@@ -23,8 +23,8 @@ import java.util.List;
  * <p>A weight that is not a finite positive number is not usable and stands for the mean of the
  * members' usable weights. With fewer than two distinct usable weights among the members the
  * strategy is plain {@link RoundRobin round robin}; when weights differ again the turns start
- * from zero. Weight changes take effect on the next pick: a pick reads the process-wide
- * {@link Endpoint#weightEpoch() weight epoch} and, only when it moved, compares the members'
+ * from zero. Weight changes take effect on the next pick: a pick reads the members'
+ * {@link WeightEpoch weight epoch} and, only when it moved, compares the members'
  * weights with those it scheduled by; a member whose weight changed keeps its place, its time to
  * its next turn being scaled by old weight / new weight. New members or a {@link #reset} start
  * the turns from zero.
@@ -35,7 +35,9 @@ public final class WeightedRoundRobin implements Strategy {
 
   private List<Endpoint> members;
   private Endpoint[] arr = new Endpoint[0];
-  /** The weight epoch when {@link #raw} was read. */
+  /** The members' weight epoch, {@code null} for no members. */
+  private WeightEpoch weightEpoch;
+  /** Its count when {@link #raw} was read. */
   private long epoch;
   /** The members' weights as read, compared bit for bit to spot a change. */
   private double[] raw = new double[0];
@@ -57,7 +59,7 @@ public final class WeightedRoundRobin implements Strategy {
   public Endpoint pick(List<Endpoint> members, long nowNanos) {
     if (members != this.members) {
       load(members);
-    } else if (Endpoint.weightEpoch() != epoch) {
+    } else if (weightEpoch != null && weightEpoch.get() != epoch) {
       recheck();
     }
     int n = arr.length;
@@ -124,8 +126,9 @@ public final class WeightedRoundRobin implements Strategy {
   /** New members: reads every weight and schedules from zero. */
   private void load(List<Endpoint> members) {
     this.members = members;
-    epoch = Endpoint.weightEpoch();
     arr = members.toArray(new Endpoint[0]);
+    weightEpoch = WeightEpoch.common(arr);
+    epoch = weightEpoch == null ? 0 : weightEpoch.get();
     int n = arr.length;
     raw = new double[n];
     for (int i = 0; i < n; i++) {
@@ -137,7 +140,7 @@ public final class WeightedRoundRobin implements Strategy {
 
   /** Some weight changed somewhere: reschedules if a member's did. */
   private void recheck() {
-    epoch = Endpoint.weightEpoch();
+    epoch = weightEpoch.get();
     boolean changed = false;
     for (int i = 0; i < arr.length; i++) {
       double w = arr[i].weight();

@@ -1,6 +1,5 @@
 package dev.fairway.control;
 
-import dev.fairway.JsonValues;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.ConfigParser;
 import dev.fairway.config.FairwayConfig;

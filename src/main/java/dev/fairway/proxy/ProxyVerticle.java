@@ -1,7 +1,6 @@
 package dev.fairway.proxy;
 
 import dev.fairway.accesslog.AccessLog;
-import dev.fairway.balancer.BalancerSnapshot;
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.EdgeLimits;
@@ -19,6 +18,7 @@ import dev.fairway.proxy.upstream.UpstreamPool;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.FramingGuard;
 import dev.fairway.proxy.wire.HeadAwareCodecs;
+import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;

@@ -2,6 +2,7 @@ package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.Strategy;
+import dev.fairway.balancer.WeightEpoch;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -29,6 +30,8 @@ import java.util.Map;
 public final class SlotTable {
   private final long seed;
   private final int lanes;
+  /** Moved by every weight change of this table's endpoints; strategies poll it. */
+  private final WeightEpoch weightEpoch = new WeightEpoch();
   private final Map<String, Endpoint> endpoints = new HashMap<>();
   private final Map<String, ServiceSlots> services = new LinkedHashMap<>();
   private volatile Map<Endpoint, List<ServiceSlots>> servicesOf = new IdentityHashMap<>();
@@ -58,7 +61,7 @@ public final class SlotTable {
     for (EndpointSpec spec : endpointSpecs) {
       Endpoint e = endpoints.get(spec.id());
       if (e == null || !e.host().equals(spec.host()) || e.port() != spec.port()) {
-        e = new Endpoint(spec.id(), spec.host(), spec.port());
+        e = new Endpoint(spec.id(), spec.host(), spec.port(), weightEpoch);
       }
       e.setCapacity(spec.capacity());
       e.setWeight(spec.weight());

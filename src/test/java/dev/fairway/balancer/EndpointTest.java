@@ -1,14 +1,16 @@
 package dev.fairway.balancer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class EndpointTest {
 
   @Test
   void capacityAndAvailabilityMakeOneLimit() {
-    Endpoint e = new Endpoint("b1", "127.0.0.1", 9001);
+    Endpoint e = new Endpoint("b1", "127.0.0.1", 9001, new WeightEpoch());
     e.setCapacity(3);
     e.setActive(2);
     assertThat(e.canTake()).isTrue();
@@ -32,16 +34,37 @@ class EndpointTest {
 
   @Test
   void onlyARealWeightChangeMovesTheEpoch() {
-    Endpoint e = new Endpoint("b1", "127.0.0.1", 9001);
-    long epoch = Endpoint.weightEpoch();
+    WeightEpoch epoch = new WeightEpoch();
+    Endpoint e = new Endpoint("b1", "127.0.0.1", 9001, epoch);
     e.setWeight(1.0); // the initial weight
-    assertThat(Endpoint.weightEpoch()).isEqualTo(epoch);
+    assertThat(epoch.get()).isZero();
     e.setWeight(2.5);
-    assertThat(Endpoint.weightEpoch()).isNotEqualTo(epoch);
+    assertThat(epoch.get()).isEqualTo(1);
     assertThat(e.weight()).isEqualTo(2.5);
     e.setWeight(Double.NaN);
-    long afterNaN = Endpoint.weightEpoch();
+    assertThat(epoch.get()).isEqualTo(2);
     e.setWeight(Double.NaN);
-    assertThat(Endpoint.weightEpoch()).isEqualTo(afterNaN);
+    assertThat(epoch.get()).isEqualTo(2);
+  }
+
+  @Test
+  void eachTableHasAnEpochOfItsOwn() {
+    WeightEpoch mine = new WeightEpoch();
+    WeightEpoch other = new WeightEpoch();
+    Endpoint b1 = new Endpoint("b1", "127.0.0.1", 9001, mine);
+    Endpoint b2 = new Endpoint("b2", "127.0.0.1", 9002, mine);
+    Endpoint elsewhere = new Endpoint("b1", "127.0.0.1", 9001, other);
+    b1.setWeight(2);
+    b2.setWeight(3);
+    elsewhere.setWeight(4);
+    assertThat(mine.get() + " " + other.get()).isEqualTo("2 1");
+  }
+
+  @Test
+  void aStrategyRefusesMembersOfTwoEpochs() {
+    List<Endpoint> mixed = List.of(new Endpoint("b1", "127.0.0.1", 9001, new WeightEpoch()),
+        new Endpoint("b2", "127.0.0.1", 9002, new WeightEpoch()));
+    assertThatThrownBy(() -> new WeightedRoundRobin().pick(mixed, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("b1 and b2");
   }
 }

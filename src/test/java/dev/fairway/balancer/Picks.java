@@ -12,11 +12,12 @@ final class Picks {
   private Picks() {
   }
 
-  /** Endpoints with these ids, capacity 100 each, in that order. */
+  /** Endpoints with these ids, capacity 100 each, in that order, sharing one weight epoch. */
   static List<Endpoint> members(String... ids) {
+    WeightEpoch epoch = new WeightEpoch();
     List<Endpoint> list = new ArrayList<>();
     for (String id : ids) {
-      Endpoint e = new Endpoint(id, "127.0.0.1", 9000 + list.size());
+      Endpoint e = new Endpoint(id, "127.0.0.1", 9000 + list.size(), epoch);
       e.setCapacity(100);
       list.add(e);
     }

@@ -2,8 +2,8 @@ package dev.fairway.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairway.JsonValues;
 import dev.fairway.config.HealthExpectation.StatusRange;
+import dev.fairway.control.JsonValues;
 import io.vertx.core.json.Json;
 import java.util.List;
 import java.util.Map;

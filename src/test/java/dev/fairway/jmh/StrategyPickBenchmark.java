@@ -3,6 +3,7 @@ package dev.fairway.jmh;
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.Strategies;
 import dev.fairway.balancer.Strategy;
+import dev.fairway.balancer.WeightEpoch;
 import dev.fairway.config.StrategyName;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,8 +48,9 @@ public class StrategyPickBenchmark {
   @Setup
   public void setUp() {
     List<Endpoint> list = new ArrayList<>(endpoints);
+    WeightEpoch epoch = new WeightEpoch();
     for (int i = 0; i < endpoints; i++) {
-      Endpoint e = new Endpoint("b" + i, "127.0.0.1", 10_000 + i);
+      Endpoint e = new Endpoint("b" + i, "127.0.0.1", 10_000 + i, epoch);
       e.setCapacity(4);
       e.setWeight(1 + i % 3);
       list.add(e);

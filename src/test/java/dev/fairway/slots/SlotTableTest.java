@@ -288,4 +288,30 @@ class SlotTableTest {
     assertThat(table.acquireExcept(table.service("s"), r, now, failed)).isEqualTo(Admission.GRANTED);
     assertThat(r.endpoint().id()).isEqualTo("W2");
   }
+
+  @Test
+  void aWeightChangeShowsOnTheNextPickOfItsOwnTableOnly() {
+    SlotTable other = new SlotTable(1);
+    List<EndpointSpec> same = List.of(new EndpointSpec("W1", "127.0.0.1", 1, 100, 1, true),
+        new EndpointSpec("W2", "127.0.0.1", 2, 100, 2, true));
+    List<ServiceSpec> wrr = List.of(new ServiceSpec("s", StrategyName.WEIGHTED_ROUND_ROBIN, 10, 0,
+        List.of("W1", "W2")));
+    table.apply(same, wrr, now);
+    other.apply(same, wrr, now);
+    assertThat(picks(table, 3) + " | " + picks(other, 3)).isEqualTo("W2 W1 W2 | W2 W1 W2");
+    table.updateWeights(java.util.Map.of("W1", 4.0));
+    assertThat(picks(table, 5) + " | " + picks(other, 3)).isEqualTo("W1 W1 W2 W1 W1 | W2 W1 W2");
+  }
+
+  /** {@code n} grants released at once, as ids. */
+  private String picks(SlotTable t, int n) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Rec r = new Rec("p" + i);
+      t.acquire(t.service("s"), r, now);
+      out.add(r.endpoint().id());
+      t.release(r, now, 0, false);
+    }
+    return String.join(" ", out);
+  }
 }

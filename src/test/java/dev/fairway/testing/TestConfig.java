@@ -3,9 +3,9 @@ package dev.fairway.testing;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.ConfigParser;
 import dev.fairway.config.FairwayConfig;
+import dev.fairway.control.JsonValues;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import dev.fairway.JsonValues;
 import java.util.Map;
 
 /**

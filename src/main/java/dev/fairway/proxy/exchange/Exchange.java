@@ -1,11 +1,11 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
-import dev.fairway.balancer.Route;
 import dev.fairway.proxy.exchange.ExchangeRecord.Outcome;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.route.Route;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;

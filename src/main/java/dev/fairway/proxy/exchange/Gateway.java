@@ -1,10 +1,10 @@
 package dev.fairway.proxy.exchange;
 
-import dev.fairway.balancer.BalancerSnapshot;
-import dev.fairway.balancer.Route;
 import dev.fairway.config.EdgeLimits;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.route.BalancerSnapshot;
+import dev.fairway.route.Route;
 import java.util.Locale;
 import java.util.function.Supplier;
 

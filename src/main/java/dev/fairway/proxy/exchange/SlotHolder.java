@@ -1,10 +1,10 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
-import dev.fairway.balancer.Route;
 import dev.fairway.metrics.ServiceMeters;
 import dev.fairway.proxy.exchange.ExchangeRecord.Outcome;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.route.Route;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.Waiter;
 import io.netty.channel.EventLoop;

@@ -1,4 +1,4 @@
-package dev.fairway.balancer;
+package dev.fairway.route;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package dev.fairway.control;
+package dev.fairway.table;
 
 import dev.fairway.balancer.Observation;
 

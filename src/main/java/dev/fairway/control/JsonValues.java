@@ -1,4 +1,4 @@
-package dev.fairway;
+package dev.fairway.control;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

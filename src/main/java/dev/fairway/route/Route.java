@@ -1,4 +1,4 @@
-package dev.fairway.balancer;
+package dev.fairway.route;
 
 import dev.fairway.config.MatchRule;
 import dev.fairway.config.Timeouts;

@@ -1,0 +1,78 @@
+package dev.fairway.control;
+
+import dev.fairway.config.ServiceConfig;
+import dev.fairway.slots.TableView;
+import dev.fairway.table.BackendTable;
+import dev.fairway.table.BackendView;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The admin API's JSON of the backend table ({@code GET /api/services} and the answers to
+ * commands), with the slot table's live counts.
+ *
+ * <p>Example: b1 with two requests in flight of three, in the subset, gives
+ * {@code {"id":"b1","url":"http://127.0.0.1:9001","state":"healthy","reason":"...","inSubset":true,
+ * "active":2,"capacity":3,"weight":1.0,"utilization":0.0,"qps":12.5,"eps":0.0,"latencyMs":3.1}}.
+ */
+final class TableJson {
+  private TableJson() {
+  }
+
+  /** Every service with its backends, in config order. */
+  static JsonArray services(BackendTable table, TableView view) {
+    JsonArray out = new JsonArray();
+    for (ServiceConfig s : table.services()) {
+      TableView.ServiceCounts sc = view.services().get(s.name());
+      JsonArray list = new JsonArray();
+      for (String id : table.members(s.name())) {
+        JsonObject b = backend(table, id, s.name(), view);
+        if (b != null) {
+          list.add(b);
+        }
+      }
+      out.add(new JsonObject()
+          .put("name", s.name())
+          .put("strategy", s.strategy().configName())
+          .put("waiting", sc == null ? 0 : sc.waiting())
+          .put("active", sc == null ? 0 : sc.active())
+          .put("clientId", table.clientId())
+          .put("clientCount", table.clientCount())
+          .put("configVersion", table.configVersion())
+          .put("configHash", table.configHash())
+          .put("backends", list));
+    }
+    return out;
+  }
+
+  /**
+   * One backend, or {@code null} if the table does not know it.
+   *
+   * @param service whose subset {@code inSubset} is about; {@code null} for any service's
+   */
+  static JsonObject backend(BackendTable table, String id, String service, TableView view) {
+    BackendView e = table.backend(id);
+    if (e == null) {
+      return null;
+    }
+    TableView.EndpointCounts c = view.endpoints().get(id);
+    boolean inSubset = service == null ? e.inAnySubset() : table.inSubset(service, id);
+    return new JsonObject()
+        .put("id", e.id())
+        .put("url", e.url())
+        .put("state", e.state().jsonName())
+        .put("reason", e.reason())
+        .put("inSubset", inSubset)
+        .put("active", c == null ? 0 : c.active())
+        .put("capacity", c == null ? e.capacity() : c.capacity())
+        .put("weight", round(e.weight()))
+        .put("utilization", e.utilization())
+        .put("qps", round(e.qps()))
+        .put("eps", round(e.eps()))
+        .put("latencyMs", round(e.latencyMs()));
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 100) / 100.0;
+  }
+}

@@ -1,0 +1,96 @@
+package dev.fairway.table;
+
+import dev.fairway.balancer.CapabilityScore;
+import dev.fairway.balancer.LoadReport;
+import dev.fairway.balancer.OrcaParser;
+import dev.fairway.balancer.ScoreTracker;
+import dev.fairway.config.BackendConfig;
+import dev.fairway.config.BalancingSettings;
+import dev.fairway.config.HealthCheckSettings;
+import dev.fairway.health.BackendStatus;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The table's record of one backend: where it is, its capacity and weight, its state and the
+ * services that list it. Owned by one {@link BackendTable}; not thread-safe.
+ *
+ * <p>Example: backend {@code b1} listed by services {@code a} and {@code b} is one entry with
+ * {@code services = [a, b]}, one {@link BackendStatus} and one capacity.
+ */
+final class Backend {
+  BackendConfig config;
+  HealthCheckSettings healthCheck;
+  final BackendStatus status;
+  final Set<String> services = new LinkedHashSet<>();
+  final LoadStats stats = new LoadStats();
+  final ScoreTracker score;
+  /** The capability score times the configured weight, as last published. */
+  double weight;
+  boolean inAnySubset = true;
+
+  Backend(BackendConfig config, HealthCheckSettings healthCheck, BalancingSettings balancing, BackendStatus status) {
+    this.config = config;
+    this.weight = config.weight();
+    this.score = new ScoreTracker(balancing.blackoutMs() * 1_000_000L, balancing.expirationMs() * 1_000_000L,
+        balancing.errorUtilizationPenalty());
+    this.healthCheck = healthCheck;
+    this.status = status;
+  }
+
+  String id() {
+    return config.id();
+  }
+
+  /**
+   * Feeds an ORCA report ({@code endpoint-load-metrics}, may be {@code null}) to the score; a
+   * report without {@code rps_fractional} or {@code eps} falls back to the rates this proxy
+   * observes itself.
+   */
+  void onLoadReport(String header, long nowNanos) {
+    if (header == null) {
+      return;
+    }
+    OrcaParser.parse(header).ifPresent(r -> {
+      double qps = r.qps() > 0 ? r.qps() : stats.qps;
+      double eps = r.eps() > 0 ? r.eps() : stats.eps;
+      score.update(new LoadReport(r.cpuUtilization(), r.applicationUtilization(), qps, eps), nowNanos);
+      stats.utilization = r.applicationUtilization() > 0 ? r.applicationUtilization() : r.cpuUtilization();
+    });
+  }
+
+  /**
+   * Recomputes the capability weights (A58) of {@code all} and keeps them.
+   *
+   * @return the weights that changed, by backend id, for the slot table
+   */
+  static Map<String, Double> reweigh(Collection<Backend> all, long nowNanos) {
+    List<Backend> entries = new ArrayList<>(all);
+    double[] configured = new double[entries.size()];
+    List<ScoreTracker> trackers = new ArrayList<>(entries.size());
+    for (int i = 0; i < configured.length; i++) {
+      configured[i] = entries.get(i).config.weight();
+      trackers.add(entries.get(i).score);
+    }
+    double[] weights = CapabilityScore.weights(trackers, configured, nowNanos);
+    Map<String, Double> changed = new LinkedHashMap<>();
+    for (int i = 0; i < weights.length; i++) {
+      Backend e = entries.get(i);
+      if (Math.abs(weights[i] - e.weight) > 1e-9 * Math.max(1, Math.abs(e.weight))) {
+        e.weight = weights[i];
+        changed.put(e.id(), weights[i]);
+      }
+    }
+    return changed;
+  }
+
+  BackendView view() {
+    return new BackendView(id(), config.url(), status.state(), status.reason(), inAnySubset, config.capacity(), weight,
+        stats.utilization, stats.qps, stats.eps, stats.latencyMs);
+  }
+}

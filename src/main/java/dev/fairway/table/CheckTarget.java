@@ -1,0 +1,15 @@
+package dev.fairway.table;
+
+import dev.fairway.config.HealthCheckSettings;
+
+/**
+ * Where and how to run a backend's next health check.
+ *
+ * <p>Example: {@code CheckTarget[host=127.0.0.1, port=9001, settings=HealthCheckSettings[path=/health, ...]]}.
+ *
+ * @param host     the backend's host
+ * @param port     the backend's port
+ * @param settings path, timeout and thresholds of its service's health check
+ */
+public record CheckTarget(String host, int port, HealthCheckSettings settings) {
+}

@@ -1,0 +1,54 @@
+package dev.fairway.table;
+
+import dev.fairway.balancer.Subsetter;
+import dev.fairway.config.BackendConfig;
+import dev.fairway.config.ServiceConfig;
+import dev.fairway.slots.EndpointSpec;
+import dev.fairway.slots.ServiceSpec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the slot table must hold for the table's services and backends: each service's subset for
+ * this client, and the endpoint and service specs to {@code apply}.
+ *
+ * <p>Example: service {@code api} over members {@code [b1, b2]} with subset size 0 gives subsets
+ * {@code {api=[b1, b2]}}, one {@code ServiceSpec} over {@code [b1, b2]} and one
+ * {@code EndpointSpec} per backend, available while its state is healthy.
+ *
+ * @param subsets   per service, the ids of its subset
+ * @param inAny     the ids some subset holds
+ * @param endpoints one spec per backend, in table order
+ * @param services  one spec per service, members in their configured order
+ */
+record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<EndpointSpec> endpoints,
+              List<ServiceSpec> services) {
+
+  static Layout of(Collection<ServiceConfig> services, Map<String, List<String>> members,
+                   Collection<Backend> backends, int clientId) {
+    Map<String, Set<String>> subsets = new LinkedHashMap<>();
+    Set<String> inAny = new HashSet<>();
+    List<ServiceSpec> serviceSpecs = new ArrayList<>();
+    for (ServiceConfig s : services) {
+      List<String> ids = members.get(s.name());
+      Set<String> subset = new LinkedHashSet<>(Subsetter.subset(ids, clientId, s.subsetSize()));
+      subsets.put(s.name(), subset);
+      inAny.addAll(subset);
+      List<String> ordered = ids.stream().filter(subset::contains).toList();
+      serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered,
+          s.balancing()));
+    }
+    List<EndpointSpec> endpointSpecs = new ArrayList<>();
+    for (Backend e : backends) {
+      BackendConfig b = e.config;
+      endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), e.weight, e.status.available()));
+    }
+    return new Layout(subsets, inAny, endpointSpecs, serviceSpecs);
+  }
+}
