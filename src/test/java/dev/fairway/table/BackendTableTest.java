@@ -93,10 +93,10 @@ class BackendTableTest extends TableHarness {
   void aHttpErrorCountsAsAFailedCheck() {
     startAB();
     for (int i = 0; i < 3; i++) {
-      table.onCheck("b2", new CheckOutcome(503, false, false, null, null), now);
+      table.onCheck("b2", new CheckOutcome(503, false, false, null, "status 503 not in 200-299"), now);
     }
     assertThat(state("b2")).isEqualTo("unhealthy");
-    assertThat(table.backend("b2").reason()).contains("HTTP 503");
+    assertThat(table.backend("b2").reason()).contains("status 503 not in 200-299");
   }
 
   @Test
