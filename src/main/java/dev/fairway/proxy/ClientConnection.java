@@ -23,8 +23,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
@@ -45,7 +43,7 @@ import java.util.function.Consumer;
  * {@code /a} starts, {@code /b} waits with reading paused, and starts when {@code /a}'s response
  * is complete, so responses go out in request order.
  */
-public final class ClientConnection extends ChannelInboundHandlerAdapter implements Downstream, ClientSide {
+final class ClientConnection extends ChannelInboundHandlerAdapter implements Downstream, ClientSide {
   private static final ByteBuf CONTINUE =
       Unpooled.unreleasableBuffer(Unpooled.copiedBuffer("HTTP/1.1 100 Continue\r\n\r\n", StandardCharsets.US_ASCII));
 
@@ -366,13 +364,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
    */
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
-    FullHttpResponse resp = f.response(version, waitTimeoutMs);
     boolean close = f.closeConnection() || unreadBody || !keepAlive || gateway.draining();
-    if (close) {
-      resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    } else if (version == HttpVersion.HTTP_1_0) {
-      resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-    }
+    FullHttpResponse resp = f.response(version, waitTimeoutMs, close);
     idle.touch();
     if (close) {
       closing = true;

@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,20 @@ public enum Failure {
         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
     if (retryAfter) {
       resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+    }
+    return resp;
+  }
+
+  /**
+   * {@link #response(HttpVersion, long)} for an HTTP/1.x connection: with {@code Connection: close}
+   * when it closes after the answer, {@code Connection: keep-alive} for an HTTP/1.0 one kept open.
+   */
+  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs, boolean close) {
+    FullHttpResponse resp = response(version, waitTimeoutMs);
+    if (close) {
+      resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (version == HttpVersion.HTTP_1_0) {
+      resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
     return resp;
   }
