@@ -1,6 +1,7 @@
 package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.SplitMix64;
 import dev.fairway.balancer.Strategies;
 import dev.fairway.balancer.Strategy;
 import dev.fairway.config.BalancingSettings;
@@ -27,10 +28,14 @@ public final class ServiceSlots {
     int generation = -1;
   }
 
-  /** What a strategy instance is built from; a new recipe means new instances. */
+  /**
+   * What a strategy instance is built from; a new recipe means new instances. Each lane's instance
+   * gets a seed of its own (the recipe's for lane 0), so lanes that pick at random do not all draw
+   * the same sequence.
+   */
   record Recipe(StrategyName name, BalancingSettings balancing, long seed) {
-    Strategy create() {
-      return Strategies.create(name, seed, balancing);
+    Strategy create(int lane) {
+      return Strategies.create(name, lane == 0 ? seed : seed ^ new SplitMix64(lane).nextLong(), balancing);
     }
   }
 
@@ -74,7 +79,7 @@ public final class ServiceSlots {
     if (l.generation != g) {
       Recipe r = recipe;
       if (l.recipe != r) {
-        l.strategy = r.create();
+        l.strategy = r.create(lane);
         l.recipe = r;
       }
       l.strategy.reset(members);

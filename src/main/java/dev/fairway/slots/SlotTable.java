@@ -87,7 +87,7 @@ public final class SlotTable {
           seed ^ stableHash(spec.name()));
       if (!recipe.equals(s.recipe)) {
         s.recipe = recipe;
-        s.shared = recipe.create();
+        s.shared = recipe.create(0);
         s.lockFree = spec.strategy() != dev.fairway.config.StrategyName.SLOT_QUEUE;
       }
       s.maxWaiting = spec.maxWaiting();

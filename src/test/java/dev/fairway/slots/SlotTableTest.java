@@ -314,4 +314,28 @@ class SlotTableTest {
     }
     return String.join(" ", out);
   }
+
+  /** Issue 21 item 3: each lane's power-of-two picks come from a random sequence of its own. */
+  @Test
+  void p2cLanesDrawRandomSequencesOfTheirOwn() {
+    SlotTable lanes = new SlotTable(7, 2);
+    List<EndpointSpec> four = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      four.add(new EndpointSpec("W" + i, "h", i, 100, 1, true));
+    }
+    lanes.apply(four, List.of(new ServiceSpec("s", StrategyName.P2C_PEAK_EWMA, 10, 0, List.of("W1", "W2", "W3", "W4"))),
+        now);
+    List<String> perLane = new ArrayList<>();
+    for (int lane = 0; lane < 2; lane++) {
+      List<String> picks = new ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        Rec r = new Rec("r" + i);
+        lanes.acquire(lanes.service("s"), r, now, lane);
+        picks.add(r.endpoint().id());
+        lanes.release(r, now, 1_000_000, false);
+      }
+      perLane.add(String.join(" ", picks));
+    }
+    assertThat(perLane.get(1)).isNotEqualTo(perLane.get(0));
+  }
 }
