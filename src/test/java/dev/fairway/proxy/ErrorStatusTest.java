@@ -194,6 +194,11 @@ class ErrorStatusTest {
     assertThat(r.headers().get("Content-Type")).startsWith("text/plain");
     assertThat(r.body()).isEqualTo(f.reason() + "\n");
     assertThat(r.body().strip()).doesNotContain("\n");
+    if (f.status() == 503) {
+      assertThat(r.headers().get("Retry-After")).as("every 503 of Fairway's tells when to retry").matches("[1-9][0-9]*");
+    } else {
+      assertThat(r.headers().get("Retry-After")).isNull();
+    }
   }
 
   /** The backend sees the proxy give up on the request: its connection is closed, nothing in flight. */

@@ -18,10 +18,10 @@ import java.nio.charset.StandardCharsets;
  */
 public enum Failure {
   NO_ROUTE(404, "no service matches this host and path", false, false),
-  NO_BACKEND(503, "no healthy backend available", false, false),
+  NO_BACKEND(503, "no healthy backend available", true, false),
   SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false),
   QUEUE_FULL(503, "too many requests waiting for a free slot", true, false),
-  CONNECT_FAILED(503, "could not connect to a backend", false, false),
+  CONNECT_FAILED(503, "could not connect to a backend", true, false),
   RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false),
   BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false),
   MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true),
