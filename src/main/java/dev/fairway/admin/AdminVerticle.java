@@ -137,7 +137,8 @@ public final class AdminVerticle extends VerticleBase {
     vertx.eventBus().request(Addresses.COMMANDS, cmd.toJson()).onComplete(ar -> {
       if (ar.succeeded()) {
         Object reply = ar.result().body();
-        rc.response().setStatusCode(okStatus).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        String status = ar.result().headers().get(Addresses.STATUS_HEADER);
+        rc.response().setStatusCode(status == null ? okStatus : Integer.parseInt(status)).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
             .end(reply instanceof JsonObject o ? o.encodePrettily() : ((JsonArray) reply).encodePrettily());
       } else if (ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
         plain(rc, re.failureCode(), re.getMessage());

@@ -9,6 +9,8 @@ package dev.fairway.control;
 public final class Addresses {
   /** Local publish of each new {@code BalancerSnapshot}. */
   public static final String SNAPSHOT = "fairway.snapshot";
+  /** The header of a command's reply on {@link #COMMANDS} that carries the HTTP status for the admin caller. */
+  public static final String STATUS_HEADER = "status";
   /** Request: reply with the current {@code BalancerSnapshot}. */
   public static final String SNAPSHOT_GET = "fairway.snapshot.get";
   /** Send: a proxy verticle's {@code ObservationBatch} of the last period. */

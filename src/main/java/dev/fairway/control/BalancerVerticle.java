@@ -7,6 +7,7 @@ import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.table.BackendTable;
+import dev.fairway.table.BackendsAdded;
 import dev.fairway.table.BackendView;
 import dev.fairway.table.CheckOutcome;
 import dev.fairway.table.CommandRejected;
@@ -279,14 +280,14 @@ public final class BalancerVerticle extends VerticleBase {
       m.fail(400, e.getMessage());
       return;
     }
-    Object reply;
+    Answer answer;
     try {
-      reply = execute(cmd);
+      answer = execute(cmd);
     } catch (CommandRejected e) {
       m.fail(e.status(), e.getMessage());
       return;
     }
-    m.reply(reply);
+    m.reply(answer.json(), new DeliveryOptions().addHeader(Addresses.STATUS_HEADER, Integer.toString(answer.status())));
     if (vertx.isClustered()) {
       vertx.eventBus().publish(Addresses.CLUSTER_COMMANDS, cmd.toJson(), new DeliveryOptions().addHeader("origin", origin));
     }
@@ -317,24 +318,29 @@ public final class BalancerVerticle extends VerticleBase {
   /**
    * Applies a command to the table.
    *
-   * @return the answer's JSON: the backend, or for {@code add-backends} the array of them
+   * @return the answer: the backend's JSON, or for {@code add-backends} the array of them (201 if
+   *         any is new, 200 for updates alone)
    * @throws CommandRejected with the status the caller gets
    */
-  private Object execute(BalancerCommand cmd) {
+  private Answer execute(BalancerCommand cmd) {
     long now = System.nanoTime();
     if (cmd instanceof BalancerCommand.LameDuck c) {
       table.lameDuck(c.id(), c.on(), now);
-      return TableJson.backend(table, c.id(), null, slots.view());
+      return new Answer(TableJson.backend(table, c.id(), null, slots.view()), 200);
     }
     if (cmd instanceof BalancerCommand.AddBackends c) {
       JsonArray out = new JsonArray();
       var view = slots.view();
-      table.addBackends(c.service(), JsonValues.toPlain(c.backends()), now)
-          .forEach(id -> out.add(TableJson.backend(table, id, c.service(), view)));
-      return out;
+      BackendsAdded added = table.addBackends(c.service(), JsonValues.toPlain(c.backends()), now);
+      added.ids().forEach(id -> out.add(TableJson.backend(table, id, c.service(), view)));
+      return new Answer(out, added.created() ? 201 : 200);
     }
     BalancerCommand.RemoveBackend c = (BalancerCommand.RemoveBackend) cmd;
     table.removeBackend(c.service(), c.id(), now);
-    return TableJson.backend(table, c.id(), c.service(), slots.view());
+    return new Answer(TableJson.backend(table, c.id(), c.service(), slots.view()), 200);
+  }
+
+  /** A command's answer to the admin caller: its JSON and HTTP status. */
+  private record Answer(Object json, int status) {
   }
 }

@@ -305,17 +305,18 @@ public final class BackendTable {
   }
 
   /**
-   * {@code POST /api/services/{name}/backends}: adds the backends (unhealthy until a check
-   * passes); an id already known with the same URL joins the service as it is.
+   * {@code POST /api/services/{name}/backends}: adds the new backends (unhealthy until a check
+   * passes); an id already known with the same URL joins the service, and takes the body's
+   * capacity and weight at once, its state and in-flight requests kept.
    *
    * @param body the request's JSON as plain lists and maps
-   * @return the ids, in the body's order
    * @throws CommandRejected 404 for an unknown service, 400 for a bad body or an id naming another URL
    */
-  public List<String> addBackends(String service, Object body, long nowNanos) {
-    List<String> ids = roster.addBackends(service, body);
+  public BackendsAdded addBackends(String service, Object body, long nowNanos) {
+    BackendsAdded added = roster.addBackends(service, body);
+    Backend.reweigh(backends.values(), nowNanos);
     publish(nowNanos);
-    return ids;
+    return added;
   }
 
   /**

@@ -167,7 +167,7 @@ final class Roster {
   }
 
   /** See {@link BackendTable#addBackends}. */
-  List<String> addBackends(String service, Object body) {
+  BackendsAdded addBackends(String service, Object body) {
     ServiceConfig s = services.get(service);
     if (s == null) {
       throw new CommandRejected(404, "unknown service " + service);
@@ -186,16 +186,25 @@ final class Roster {
       }
     }
     List<String> ids = members.get(service);
+    boolean created = false;
     for (BackendConfig b : added) {
+      Backend existing = backends.get(b.id());
+      if (existing == null) {
+        created = true;
+        listener.note("backend " + b.id() + " (" + b.url() + ") added to service " + service
+            + " by API; it serves once a health check passes");
+      } else if (!existing.config.equals(b)) {
+        listener.note("backend " + b.id() + " updated by API: capacity " + existing.config.capacity() + " -> "
+            + b.capacity() + ", weight " + existing.config.weight() + " -> " + b.weight());
+        existing.config = b;
+      }
       add(b, s, false).services.add(service);
       apiAdded.computeIfAbsent(service, k -> new LinkedHashMap<>()).put(b.id(), b);
       if (!ids.contains(b.id())) {
         ids.add(b.id());
       }
-      listener.note("backend " + b.id() + " (" + b.url() + ") added to service " + service
-          + " by API; it serves once a health check passes");
     }
-    return added.stream().map(BackendConfig::id).toList();
+    return new BackendsAdded(added.stream().map(BackendConfig::id).toList(), created);
   }
 
   /**

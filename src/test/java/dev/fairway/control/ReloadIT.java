@@ -172,6 +172,12 @@ class ReloadIT extends VertxTestBase {
     assertThat(call(HttpMethod.POST, fw.adminPort(), "/api/services/s/backends", TOKEN, body)
         .await(5, TimeUnit.SECONDS)).startsWith("201");
     awaitStates(fw, "b1=healthy b3=healthy");
+    String update = new JsonArray().add(backend("b3", b3.port(), 9)).encode();
+    assertThat(call(HttpMethod.POST, fw.adminPort(), "/api/services/s/backends", TOKEN, update)
+        .await(5, TimeUnit.SECONDS)).as("an existing id is updated in place").startsWith("200");
+    assertThat(services(fw).getJsonObject(0).getJsonArray("backends").getJsonObject(1).getInteger("capacity"))
+        .isEqualTo(9);
+    assertThat(states(fw)).isEqualTo("b1=healthy b3=healthy");
 
     cfg.lastService().getJsonArray("backends").getJsonObject(0).put("capacity", 60);
     Files.writeString(file, cfg.json().encodePrettily());

@@ -95,10 +95,10 @@ class BackendTableReloadTest extends TableHarness {
   @Test
   void addThenRemoveByApi() {
     startAB();
-    List<String> ids = table.addBackends("a", List.of(
+    BackendsAdded added = table.addBackends("a", List.of(
         Map.of("id", "x1", "url", "http://127.0.0.1:9101", "capacity", 1),
         Map.of("url", "http://127.0.0.1:9102", "capacity", 1)), now);
-    assertThat(ids).containsExactly("x1", "127.0.0.1:9102");
+    assertThat(added).isEqualTo(new BackendsAdded(List.of("x1", "127.0.0.1:9102"), true));
     assertThat(take()).isEqualTo("check x1 in 1, check 127.0.0.1:9102 in 1");
     assertThat(notes).last().isEqualTo("backend 127.0.0.1:9102 (http://127.0.0.1:9102) added to service a by API; "
         + "it serves once a health check passes");
@@ -111,6 +111,23 @@ class BackendTableReloadTest extends TableHarness {
     assertThat(notes).last().isEqualTo("backend b1 removed from service b by API");
     assertThat(table.members("b")).isEmpty();
     assertThat(grants("b")).isEmpty();
+  }
+
+  /** Issue 21 item 6: seed 000's capacity "can be updated later". */
+  @Test
+  void anExistingIdTakesTheNewCapacityAndWeightInPlace() {
+    startAB();
+    int before = slots.view().endpoints().get("b1").capacity();
+    String stateBefore = state("b1");
+    BackendsAdded added = table.addBackends("a", List.of(
+        Map.of("id", "b1", "url", table.backend("b1").url(), "capacity", before + 7, "weight", 3)), now);
+    assertThat(added).isEqualTo(new BackendsAdded(List.of("b1"), false));
+    assertThat(slots.view().endpoints().get("b1").capacity()).isEqualTo(before + 7);
+    assertThat(table.backend("b1").capacity()).isEqualTo(before + 7);
+    assertThat(state("b1")).as("no new health check needed").isEqualTo(stateBefore);
+    assertThat(take()).as("no check scheduled, no transition").isEmpty();
+    assertThat(notes).last().asString().startsWith("backend b1 updated by API: capacity " + before + " -> "
+        + (before + 7) + ", weight 1 -> 3");
   }
 
   @Test
