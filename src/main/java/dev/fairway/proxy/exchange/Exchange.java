@@ -228,7 +228,7 @@ public final class Exchange extends SlotHolder {
       return;
     }
     clientGone = true; // the backend side is given up as if the client had left
-    stopWaiting(); // if already granted, the grant sees clientGone and releases
+    cancelWait(); // if already granted, the grant sees clientGone and releases
     dropUpstream();
     release(Outcome.ABORTED, System.nanoTime());
     fail(f);
@@ -302,6 +302,7 @@ public final class Exchange extends SlotHolder {
   /** The exchange is over: its deadline, body-fault hook and backend head go, and its record is written. */
   private void finish(int finalStatus, long now) {
     ctx.deadlines().disarm(this);
+    requestRelay.cancelUploadTimer();
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
       conn.releaseBodyFault(requestRelay);
       request.release();
@@ -333,9 +334,5 @@ public final class Exchange extends SlotHolder {
 
   Upstream upstream() {
     return backend.upstream();
-  }
-
-  String upgradeTo() {
-    return request.upgradeTo();
   }
 }

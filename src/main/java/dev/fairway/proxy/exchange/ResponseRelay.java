@@ -124,7 +124,7 @@ final class ResponseRelay {
     }
     int code = r.status().code();
     if (code == 101) {
-      if (x.upgradeTo() != null) {
+      if (x.request.upgradeTo() != null) {
         x.tunnel(r);
       } else {
         u.fail(new Rejection(Failure.BAD_RESPONSE)); // switching protocols nobody asked for: 502

@@ -102,16 +102,12 @@ abstract class SlotHolder extends Waiter {
     });
   }
 
-  /** Whether the request is still queued: its timer is stopped and it leaves the queue (if not granted meanwhile). */
-  final boolean stopWaiting() {
-    if (!cancelWaitTimer()) {
-      return false;
-    }
-    ctx.table().cancel(this);
-    return true;
-  }
-
-  /** As {@link #stopWaiting}; whether the wait ended here, before any grant. */
+  /**
+   * Stops waiting for a slot, if the request waits: its timer stops and it leaves the queue.
+   *
+   * @return whether the wait ended here, before any grant (a grant already on its way to
+   *         {@link #granted} sees the exchange abandoned and gives the slot back)
+   */
   final boolean cancelWait() {
     return cancelWaitTimer() && ctx.table().cancel(this);
   }

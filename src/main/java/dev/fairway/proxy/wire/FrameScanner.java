@@ -89,8 +89,7 @@ final class FrameScanner {
     this.requests = requests;
     this.limits = limits;
     this.sink = sink;
-    this.heads = new HeadReader(requests, limits,
-        requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2 : MAX_RESPONSE_HEAD);
+    this.heads = new HeadReader(requests, limits);
   }
 
   /** Every further byte belongs to another protocol: {@link #scan} must not be called again. */

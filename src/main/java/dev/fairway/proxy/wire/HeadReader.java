@@ -36,10 +36,15 @@ final class HeadReader {
   private boolean complete;
   private Failure failure;
 
-  HeadReader(boolean requests, EdgeLimits limits, int headLimit) {
+  /**
+   * @param requests whether the heads are requests' (limited by {@code limits}) or responses'
+   *                 (limited to {@link FrameScanner#MAX_RESPONSE_HEAD})
+   */
+  HeadReader(boolean requests, EdgeLimits limits) {
     this.requests = requests;
     this.limits = limits;
-    this.headLimit = headLimit;
+    this.headLimit = requests ? limits.maxRequestLineBytes() + 2 + limits.maxHeaderBytes() + 2
+        : FrameScanner.MAX_RESPONSE_HEAD;
   }
 
   /**
