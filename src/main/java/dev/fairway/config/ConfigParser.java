@@ -200,6 +200,9 @@ public final class ConfigParser {
     Timeouts timeouts = timeouts(n.object("timeouts"));
     HealthCheckSettings health = HealthCheckParser.parse(n.object("healthCheck"));
     BalancingSettings balancing = balancing(n.object("balancing"));
+    OutlierSettings outliers = OutlierSettings.DEFAULTS;
+    long slowStartMs = n.longIn("slowStartMs", 0, 0, 3_600_000);
+    int panicThresholdPercent = n.intIn("panicThresholdPercent", 50, 0, 100);
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -215,7 +218,8 @@ public final class ConfigParser {
       backends.add(backend);
     }
     n.rejectUnknownKeys();
-    return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends);
+    return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
+        outliers, slowStartMs, panicThresholdPercent);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {

@@ -1,5 +1,7 @@
 package dev.fairway.health;
 
+import dev.fairway.config.OutlierSettings;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -159,7 +161,7 @@ public final class OutlierDetector {
       return Optional.empty();
     }
     t.failures = t.failures == Integer.MAX_VALUE ? t.failures : t.failures + 1;
-    if (t.failures < settings.consecutiveFailures() || !mayEject(id, usable)) {
+    if (t.failures < settings.consecutive5xx() || !mayEject(id, usable)) {
       return Optional.empty();
     }
     if (t.returnedOnce) {

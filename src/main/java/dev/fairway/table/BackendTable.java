@@ -6,7 +6,7 @@ import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
 import dev.fairway.health.OutlierDetector;
 import dev.fairway.health.OutlierEvent;
-import dev.fairway.health.OutlierSettings;
+import dev.fairway.config.OutlierSettings;
 import dev.fairway.health.Transition;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;

@@ -49,7 +49,8 @@ class ConfigParserTest {
         new SlotSettings(100, 1000, 10000, 0), new Timeouts(2000, 30000),
         new HealthCheckSettings("/health", 2000, 1000, 2, 3), BalancingSettings.DEFAULTS,
         List.of(new BackendConfig("b1", "http://127.0.0.1:9001", "127.0.0.1", 9001, 3, 1),
-            new BackendConfig("b2", "http://127.0.0.1:9002", "127.0.0.1", 9002, 4, 1))));
+            new BackendConfig("b2", "http://127.0.0.1:9002", "127.0.0.1", 9002, 4, 1)),
+        OutlierSettings.DEFAULTS, 0, 50));
     assertThat(c.demo()).contains(new DemoSettings(List.of(
         new DemoSettings.DemoBackend(9001, 2), new DemoSettings.DemoBackend(9002, 2))));
   }

@@ -3,6 +3,7 @@ package dev.fairway.health;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fairway.config.OutlierSettings;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -79,16 +80,16 @@ class OutlierDetectorTest {
 
   @Test
   void ejectionGrowsByTheBaseUpToTheCap() {
-    OutlierDetector d = detector(new OutlierSettings(1, 30_000, 70_000, 50), 2);
+    OutlierDetector d = detector(new OutlierSettings(1, 1, 30_000, 70_000, 50, 100, null), 2);
     assertThat(run(d, "b1- t=30 tick b1- t=90 tick b1- t=160 tick b1-"))
         .isEqualTo("eject b1 ->30 | return b1 | eject b1 ->90 | return b1 | eject b1 ->160 | return b1 | eject b1 ->230");
   }
 
   @Test
   void atLeastOneBackendStaysEvenAtOneHundredPercent() {
-    OutlierSettings all = new OutlierSettings(5, 30_000, 300_000, 100);
+    OutlierSettings all = new OutlierSettings(5, 5, 30_000, 300_000, 100, 100, null);
     assertThat(run(detector(all, 2), "b1-x5 b2-x5")).isEqualTo("eject b1 ->30");
-    assertThat(run(detector(new OutlierSettings(5, 30_000, 300_000, 0), 4), "b1-x5")).isEmpty();
+    assertThat(run(detector(new OutlierSettings(5, 5, 30_000, 300_000, 0, 100, null), 4), "b1-x5")).isEmpty();
   }
 
   @Test
@@ -123,9 +124,9 @@ class OutlierDetectorTest {
 
   @Test
   void rejectsNonsenseSettings() {
-    assertThatThrownBy(() -> new OutlierSettings(0, 30_000, 300_000, 50)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new OutlierSettings(5, 30_000, 10_000, 50)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new OutlierSettings(5, 30_000, 300_000, 101)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new OutlierSettings(0, 0, 30_000, 300_000, 50, 100, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new OutlierSettings(5, 5, 30_000, 10_000, 50, 100, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new OutlierSettings(5, 5, 30_000, 300_000, 101, 100, null)).isInstanceOf(IllegalArgumentException.class);
   }
 
   /** Steps as {@link #run}, over services' subsets, with {@code usable} telling which members take requests. */

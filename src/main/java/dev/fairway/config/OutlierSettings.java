@@ -1,0 +1,54 @@
+package dev.fairway.config;
+
+/**
+ * A service's {@code outlierDetection}: when passive health checking ejects one of its backends,
+ * for how long, and how long a fast failure keeps its slot.
+ *
+ * <p>Example: {@link #DEFAULTS}: five 5xx answers in a row, or five gateway failures in a row
+ * (502, 503, 504 or no connection), eject a backend for 30 s the first time, 60 s the second,
+ * 90 s the third, up to 300 s, and never more than half of a subset at once; a failure answered
+ * in under 100 ms keeps its slot until 100 ms after the request began; success-rate ejection is
+ * off.
+ *
+ * @param consecutive5xx             5xx answers in a row that eject (a backend's own 503 with
+ *                                   {@code Retry-After} says "overloaded" and does not count), at
+ *                                   least 1
+ * @param consecutiveGatewayFailures 502, 503, 504 answers or connect failures in a row that eject,
+ *                                   at least 1
+ * @param baseEjectionMs             length of the first ejection; the n-th lasts n times this
+ * @param maxEjectionMs              longest ejection, at least {@code baseEjectionMs}; also the
+ *                                   clean time after which the ejection count goes down by one
+ * @param maxEjectionPercent         most backends ejected at once, in percent of a subset, 0-100
+ *                                   (rounded down, and at least one backend always stays)
+ * @param failurePenaltyMs           a failed request counts against its backend's capacity until
+ *                                   this long after it began (0: not at all), so that a backend
+ *                                   failing fast does not free its slots first
+ * @param successRate                success-rate ejection, or {@code null} when off
+ */
+public record OutlierSettings(int consecutive5xx, int consecutiveGatewayFailures, long baseEjectionMs,
+                              long maxEjectionMs, int maxEjectionPercent, long failurePenaltyMs,
+                              SuccessRateSettings successRate) {
+  /** Five in a row, 30 s growing to 300 s, at most 50 %, 100 ms penalty, no success-rate ejection. */
+  public static final OutlierSettings DEFAULTS = new OutlierSettings(5, 5, 30_000, 300_000, 50, 100, null);
+
+  public OutlierSettings {
+    if (consecutive5xx < 1 || consecutiveGatewayFailures < 1) {
+      throw new IllegalArgumentException("consecutive5xx and consecutiveGatewayFailures must be >= 1: "
+          + consecutive5xx + ", " + consecutiveGatewayFailures);
+    }
+    if (baseEjectionMs < 1 || maxEjectionMs < baseEjectionMs) {
+      throw new IllegalArgumentException(
+          "need 1 <= baseEjectionMs <= maxEjectionMs: " + baseEjectionMs + ", " + maxEjectionMs);
+    }
+    if (maxEjectionPercent < 0 || maxEjectionPercent > 100) {
+      throw new IllegalArgumentException("maxEjectionPercent must be 0-100: " + maxEjectionPercent);
+    }
+    if (failurePenaltyMs < 0) {
+      throw new IllegalArgumentException("failurePenaltyMs must be >= 0: " + failurePenaltyMs);
+    }
+  }
+
+  /** Success-rate ejection (Envoy's): a backend whose success rate lies far below its peers'. */
+  public record SuccessRateSettings(long intervalMs, int minimumHosts, int requestVolume, double stdevFactor) {
+  }
+}
