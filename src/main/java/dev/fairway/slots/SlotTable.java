@@ -1,6 +1,7 @@
 package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.Outcome;
 import dev.fairway.balancer.Strategy;
 import dev.fairway.balancer.WeightEpoch;
 import java.util.ArrayList;
@@ -256,6 +257,16 @@ public final class SlotTable {
    * @return {@code true} if a slot was released
    */
   public boolean release(Waiter waiter, long nowNanos, long latencyNanos, boolean failed) {
+    return release(waiter, nowNanos, latencyNanos, failed ? Outcome.SERVER_ERROR : Outcome.SUCCESS);
+  }
+
+  /**
+   * As {@link #release(Waiter, long, long, boolean)}, with how the request ended.
+   *
+   * @return {@code true} if a slot was released
+   */
+  public boolean release(Waiter waiter, long nowNanos, long latencyNanos, Outcome outcome) {
+    boolean failed = outcome.failed();
     if (!waiter.compareAndSetState(Waiter.State.GRANTED, Waiter.State.RELEASED)) {
       return false;
     }

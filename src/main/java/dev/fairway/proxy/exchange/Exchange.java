@@ -1,7 +1,7 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
-import dev.fairway.proxy.exchange.ExchangeRecord.Outcome;
+import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
@@ -76,7 +76,7 @@ public final class Exchange extends SlotHolder {
   void onConnect(Upstream u, Throwable failure) {
     long now = System.nanoTime();
     if (failure != null) {
-      release(Outcome.FAILED, now);
+      release(Ending.FAILED, now);
       if (clientGone) {
         finish(0, now);
       } else {
@@ -84,7 +84,7 @@ public final class Exchange extends SlotHolder {
       }
     } else if (clientGone) {
       ctx.pool().offer(u, now); // unused: as good as new for the next request
-      end(Outcome.ABORTED, 0, now);
+      end(Ending.ABORTED, 0, now);
     } else {
       backend.take(u, endpoint(), now);
     }
@@ -119,13 +119,15 @@ public final class Exchange extends SlotHolder {
   }
 
   /**
-   * A final response head came: no more response timeout; what the backend reported is noted,
+   * A final response head came: no more response timeout; what the backend reported (load, a
+   * {@code Retry-After}) is noted,
    * and a lame duck's signal acted on at once.
    */
-  void responseBegins(int code, String report, boolean lameDuck, boolean keepAlive) {
+  void responseBegins(int code, boolean retryAfter, String report, boolean lameDuck, boolean keepAlive) {
     ctx.deadlines().disarm(this);
     phase = Phase.RESPONDING;
     record.backendStatus = code;
+    record.backendRetryAfter = retryAfter;
     record.status = code;
     record.loadReport = report;
     if (lameDuck) {
@@ -152,7 +154,7 @@ public final class Exchange extends SlotHolder {
     }
     conn.flush();
     record.attemptEnded(record.backendStatus, now, record.bytesOut);
-    release(record.backendStatus >= 500 ? Outcome.FAILED : Outcome.OK, now);
+    release(record.backendStatus >= 500 ? Ending.FAILED : Ending.OK, now);
     finish(record.status, now);
     conn.exchangeDone(this, close);
   }
@@ -171,7 +173,7 @@ public final class Exchange extends SlotHolder {
   void closeTunnel() {
     if (!record.logged()) {
       backend.closeTunnel();
-      end(Outcome.OK, 101, System.nanoTime());
+      end(Ending.OK, 101, System.nanoTime());
     }
   }
 
@@ -185,13 +187,13 @@ public final class Exchange extends SlotHolder {
     record.attemptAbandoned();
     long now = System.nanoTime();
     if (phase == Phase.RESPONDING) {
-      abort(Outcome.FAILED);
+      abort(Ending.FAILED);
     } else if (RetryPolicy.staleConnection(u.reused(), u.cause(), backend.timedOut() || requestRelay.stalled(),
         responseRelay.informational(), request.hasBody(), request.method())) {
-      release(Outcome.ABORTED, now);
+      release(Ending.ABORTED, now);
       retryElsewhere(Failure.BAD_RESPONSE);
     } else {
-      release(Outcome.FAILED, now);
+      release(Ending.FAILED, now);
       fail(backend.timedOut() ? Failure.RESPONSE_TIMEOUT
           : requestRelay.stalled() ? Failure.UPLOAD_STALLED : Failure.BAD_RESPONSE);
     }
@@ -224,13 +226,13 @@ public final class Exchange extends SlotHolder {
       return;
     }
     if (phase == Phase.RESPONDING) {
-      abort(Outcome.ABORTED);
+      abort(Ending.ABORTED);
       return;
     }
     clientGone = true; // the backend side is given up as if the client had left
     cancelWait(); // if already granted, the grant sees clientGone and releases
     dropUpstream();
-    release(Outcome.ABORTED, System.nanoTime());
+    release(Ending.ABORTED, System.nanoTime());
     fail(f);
   }
 
@@ -253,7 +255,7 @@ public final class Exchange extends SlotHolder {
     if (backend.upstream() != null) {
       dropUpstream();
       phase = Phase.DONE;
-      end(Outcome.ABORTED, 0, System.nanoTime());
+      end(Ending.ABORTED, 0, System.nanoTime());
     }
   }
 
@@ -266,7 +268,7 @@ public final class Exchange extends SlotHolder {
   }
 
   /** The backend died mid-body or the client's body broke: never end the client stream cleanly. */
-  private void abort(Outcome outcome) {
+  private void abort(Ending outcome) {
     phase = Phase.DONE;
     dropUpstream();
     requestRelay.releasePending();
@@ -282,7 +284,7 @@ public final class Exchange extends SlotHolder {
     phase = Phase.DONE;
     requestRelay.releasePending();
     if (responding) {
-      abort(Outcome.FAILED);
+      abort(Ending.FAILED);
       return;
     }
     record.status = f.status();
@@ -294,7 +296,7 @@ public final class Exchange extends SlotHolder {
   }
 
   @Override
-  void end(Outcome outcome, int status, long now) {
+  void end(Ending outcome, int status, long now) {
     release(outcome, now);
     finish(status, now);
   }

@@ -2,6 +2,7 @@ package dev.fairway.proxy.exchange;
 
 import dev.fairway.accesslog.AccessLog;
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.Outcome;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.slots.Waiter;
@@ -19,7 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
  */
 final class ExchangeRecord {
   /** How an exchange ended, as far as the backend's record is concerned. */
-  enum Outcome { OK, FAILED, ABORTED }
+  enum Ending { OK, FAILED, ABORTED }
 
   final long startNanos;
   /** When the slot was granted ({@code System.nanoTime()}); 0 before. */
@@ -28,6 +29,8 @@ final class ExchangeRecord {
   long bytesIn;
   long bytesOut;
   int backendStatus;
+  /** Whether the backend's final head carried {@code Retry-After} (a 503 with it means overloaded). */
+  boolean backendRetryAfter;
   int status;
   String loadReport;
   /** Vert.x's HTTP meters of this request's method, towards the client and the backend; null when off. */
@@ -87,14 +90,17 @@ final class ExchangeRecord {
    * Gives the slot of {@code w} back, with the backend's latency since the grant, and (once, if
    * the backend answered or failed) records it in the tally and the backend's meters.
    */
-  void release(ExchangeContext ctx, Waiter w, Outcome outcome, long now) {
+  void release(ExchangeContext ctx, Waiter w, Ending outcome, long now) {
     Endpoint e = w.endpoint();
     if (e == null) {
       return;
     }
     long latency = slotNanos == 0 ? 0 : now - slotNanos; // 0: released before any backend was tried
-    if (ctx.table().release(w, now, latency, outcome == Outcome.FAILED) && outcome != Outcome.ABORTED) {
-      ctx.tally().record(e.id(), latency, outcome == Outcome.FAILED, loadReport);
+    Outcome result = outcome != Ending.FAILED ? Outcome.SUCCESS
+        : backendStatus >= 500 ? Outcome.of(backendStatus, backendRetryAfter)
+        : Outcome.GATEWAY_FAILURE;
+    if (ctx.table().release(w, now, latency, result) && outcome != Ending.ABORTED) {
+      ctx.tally().record(e.id(), latency, result, loadReport);
       ctx.metrics().backend(e.id()).record(backendStatus, latency);
     }
   }

@@ -94,7 +94,7 @@ final class ResponseRelay {
     closeClient = !clientKeepAlive || x.draining();
     boolean bodyless = r.bodyLength() == 0;
     Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
-    x.responseBegins(r.status(), r.loadReport(), r.lameDuck(), r.keepAlive());
+    x.responseBegins(r.status(), r.retryAfter(), r.loadReport(), r.lameDuck(), r.keepAlive());
     if (bodyless) {
       x.endResponse(true, head);
     } else {
@@ -137,7 +137,7 @@ final class ResponseRelay {
       return;
     }
     HttpHeaders h = r.headers();
-    x.responseBegins(code, h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
+    x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
         HttpUtil.isKeepAlive(r));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);

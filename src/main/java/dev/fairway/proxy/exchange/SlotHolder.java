@@ -2,7 +2,7 @@ package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
 import dev.fairway.metrics.ServiceMeters;
-import dev.fairway.proxy.exchange.ExchangeRecord.Outcome;
+import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.route.Route;
 import dev.fairway.slots.Admission;
@@ -52,7 +52,7 @@ abstract class SlotHolder extends Waiter {
   abstract boolean abandoned();
 
   /** Releases the slot and finishes the exchange with {@code status} (0: the connection was cut). */
-  abstract void end(Outcome outcome, int status, long nowNanos);
+  abstract void end(Ending outcome, int status, long nowNanos);
 
   /** Asks the table for a slot: connect at once, wait for one, or fail. */
   final void acquire() {
@@ -95,7 +95,7 @@ abstract class SlotHolder extends Waiter {
       record.waitNanos = now - enqueuedNanos();
       meters.slotWait().record(record.waitNanos, TimeUnit.NANOSECONDS);
       if (abandoned()) {
-        end(Outcome.ABORTED, 0, now);
+        end(Ending.ABORTED, 0, now);
       } else {
         connect(endpoint, false, now);
       }
@@ -146,7 +146,7 @@ abstract class SlotHolder extends Waiter {
     if (!slotGivenBack) {
       slotGivenBack = true;
       meters.slowClients().increment();
-      release(Outcome.OK, System.nanoTime());
+      release(Ending.OK, System.nanoTime());
     }
   }
 
@@ -155,7 +155,7 @@ abstract class SlotHolder extends Waiter {
   }
 
   /** Gives the slot back (once) with the backend's record. */
-  final void release(Outcome outcome, long nowNanos) {
+  final void release(Ending outcome, long nowNanos) {
     record.release(ctx, this, outcome, nowNanos);
   }
 }

@@ -2,6 +2,7 @@ package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
+import dev.fairway.balancer.Outcome;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +28,7 @@ public final class Tally {
 
   private final Map<String, Counts> byBackend = new HashMap<>();
 
-  void record(String backendId, long latencyNanos, boolean failed, String loadReport) {
+  void record(String backendId, long latencyNanos, Outcome outcome, String loadReport) {
     Counts c = byBackend.get(backendId);
     if (c == null) {
       c = new Counts();
@@ -35,7 +36,7 @@ public final class Tally {
     }
     c.requests++;
     c.latencyNanos += latencyNanos;
-    if (failed) {
+    if (outcome.failed()) {
       c.failures++;
       c.trailingFailures++;
     } else {

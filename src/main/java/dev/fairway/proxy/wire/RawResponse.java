@@ -43,6 +43,7 @@ public final class RawResponse {
   private final long bodyLength;
   private boolean keepAlive;
   private boolean lameDuck;
+  private boolean retryAfter;
   private String loadReport;
   /** The {@code Connection} field's values, comma-joined, and the {@code Via} values (known after {@link #scan}). */
   private String connection;
@@ -74,6 +75,11 @@ public final class RawResponse {
   }
 
   /** Whether the backend said {@code Lame-Duck: true} (known after {@link #toClient} or {@link #toHttp2}). */
+  /** Whether the head has a {@code Retry-After} field. */
+  public boolean retryAfter() {
+    return retryAfter;
+  }
+
   public boolean lameDuck() {
     return lameDuck;
   }
@@ -182,6 +188,8 @@ public final class RawResponse {
       } else if (n == 9 && nameIs(h, s, ForwardingRules.LAME_DUCK) && !lameDuckSeen) {
         lameDuckSeen = true; // the first field decides, as a header map's get has it
         lameDuck = "true".equalsIgnoreCase(value(h, colon + 1, e));
+      } else if (n == 11 && nameIs(h, s, "retry-after")) {
+        retryAfter = true;
       } else if (n == 21 && nameIs(h, s, ForwardingRules.LOAD_METRICS) && loadReport == null) {
         loadReport = value(h, colon + 1, e);
       }

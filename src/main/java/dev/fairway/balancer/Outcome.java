@@ -1,0 +1,37 @@
+package dev.fairway.balancer;
+
+/**
+ * How a request to a backend ended, as the balancing and ejection policies tell failures apart.
+ *
+ * <p>Example: {@code Outcome.of(200, false)} is {@link #SUCCESS}; {@code of(500, false)}
+ * {@link #SERVER_ERROR}; {@code of(502, false)} and a connect failure {@link #GATEWAY_FAILURE};
+ * {@code of(503, true)}, a backend's own 503 with {@code Retry-After}, {@link #OVERLOADED}: it
+ * sheds load and is not broken, so it counts as load but not toward ejection.
+ */
+public enum Outcome {
+  /** An answer below 500. */
+  SUCCESS,
+  /** A 5xx answer other than 502, 503 or 504. */
+  SERVER_ERROR,
+  /** 502, 503 (without {@code Retry-After}) or 504, no connection, or no valid answer in time. */
+  GATEWAY_FAILURE,
+  /** A 503 with {@code Retry-After}: the backend says it is overloaded. */
+  OVERLOADED;
+
+  /** The outcome of an answer with {@code status}; {@code retryAfter}: it carried {@code Retry-After}. */
+  public static Outcome of(int status, boolean retryAfter) {
+    if (status < 500) {
+      return SUCCESS;
+    }
+    return switch (status) {
+      case 502, 504 -> GATEWAY_FAILURE;
+      case 503 -> retryAfter ? OVERLOADED : GATEWAY_FAILURE;
+      default -> SERVER_ERROR;
+    };
+  }
+
+  /** Anything but {@link #SUCCESS}: strategies count it as an error. */
+  public boolean failed() {
+    return this != SUCCESS;
+  }
+}
