@@ -1,32 +1,51 @@
 package dev.fairway.balancer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * Fair share (seed 004, poolifier's default): the request goes to the member whose request would
- * end first, {@code max(now, predictedEnd) + latency}, where {@code latency} is the simple moving
- * average (or, optionally, the simple moving median) of the member's last N completions.
+ * end first on the service's clock, {@code max(clock, predictedEnd) + latency}, where
+ * {@code latency} is the simple moving average (or, optionally, the simple moving median) of the
+ * member's last N service times.
  *
- * <p>Example: W1 with a moving average of 1 ms and W2 of 3 ms, both idle at time 0, pick
+ * <p>Example: W1 with a moving average of 1 ms and W2 of 3 ms pick
  * {@code W1 W1 W2 W1 W1 W1 W2}: W1's predicted end moves to 1, 2, 3, 4, 5 ms and W2's to 3, 6 ms;
- * equal predictions go to the member after the previous pick (round robin among ties).
+ * equal predictions go to the member after the previous pick (round robin among ties). Each member
+ * gets work in inverse proportion to its latency, so a backend twice as slow gets half the
+ * requests and every backend is about equally busy, at any load.
  *
- * <p>Each pick moves the chosen member's predicted end to {@code max(now, predictedEnd) +
- * latency}. Each completion adds a sample to the member's window; a failed completion is counted
- * as at least the member's current latency, so failing fast never makes a member look faster. A
- * completion that leaves a member with no active request pulls its predicted end back to now: it
- * is idle, whatever was predicted. Members that cannot {@link Endpoint#canTake() take} a request
- * are passed over.
+ * <p>The clock is the service's, not the wall's: it is where the latest pick's request was
+ * predicted to start, and each pick moves the chosen member's predicted end to
+ * {@code max(clock − horizon, predictedEnd) + latency}. A member that fell behind (it was full,
+ * unhealthy, or just slower than predicted) catches up by at most the horizon, {@code N} times the
+ * service's latency, so a returning backend gets a short burst, not a flood. (With the wall clock
+ * instead, a slow backend only got requests while every fast one was predicted busy for longer
+ * than its own latency: at 50 % load it starved, spread 21 in {@code SpreadSimulation}.)
+ *
+ * <p>A sample is a completion's latency divided by the requests that were in flight on the
+ * backend when it was sent, itself included: the service time without the backend's own queueing.
+ * A failed completion counts as at least the member's current latency, so failing fast never
+ * makes a member look faster. Members that cannot {@link Endpoint#canTake() take} a request are
+ * passed over.
  *
  * <p>Initial latency assumption: a member without completions is assumed to take the average
  * (or median) of the service's last N completions on any member, and {@code initialLatency}
  * (default 1 ms) before the service has seen any completion; so a new backend is neither flooded
  * nor starved while its first requests run.
  *
+ * <p>Stale samples: a member that got no completion for {@code N} times the service's latency is
+ * idle or avoided; its latency then moves toward the service's, halving the distance every such
+ * period, so a backend that once looked slow gets requests, and fresh samples, again.
+ *
+ * <p>The windows, predicted ends and the clock are the service's, for the whole process
+ * ({@link Signals}): every event loop's instance predicts from all of the process's picks and
+ * completions.
+ *
  * <p>Cost: a pick scans the members, reading each endpoint's active count and limit and the
- * member's predicted end and latency from primitive arrays parallel to the members (a member
- * listed twice, which the slot table never does, mirrors its last position).
+ * member's predicted end and latency (volatile fields); completions lock the member's window.
  */
 public final class FairShare implements Strategy {
   /** Default window of the moving average: the last 16 completions. */
@@ -34,25 +53,35 @@ public final class FairShare implements Strategy {
   /** Default latency assumed before any completion: 1 ms. */
   public static final long DEFAULT_INITIAL_LATENCY_NANOS = 1_000_000L;
 
-  /** A moving window of latencies with its average or median. */
-  private static final class Window {
-    final long[] samples;
-    final long[] scratch;
-    int count;
-    int head;
-    long sum;
+  private static final VarHandle PREDICTED_END;
+
+  static {
+    try {
+      PREDICTED_END = MethodHandles.lookup().findVarHandle(Window.class, "predictedEnd", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** A moving window of latencies with its average or median, and a predicted end; thread-safe. */
+  static final class Window {
+    private final long[] samples;
+    private final long[] scratch;
+    private int count;
+    private int head;
+    private long sum;
     /** Average or median of the window; -1 while empty. */
-    long stat = -1;
-    long predictedEnd = Long.MIN_VALUE;
-    /** Position in the member list of the last sync (the last one for a member listed twice). */
-    int index = -1;
+    volatile long stat = -1;
+    /** When the last sample came. */
+    volatile long sampledAt;
+    volatile long predictedEnd = Long.MIN_VALUE;
 
     Window(int size) {
       samples = new long[size];
       scratch = new long[size];
     }
 
-    void add(long sample, boolean median) {
+    synchronized void add(long sample, boolean median, long nowNanos) {
       if (count == samples.length) {
         sum -= samples[head];
       } else {
@@ -68,6 +97,50 @@ public final class FairShare implements Strategy {
       } else {
         stat = sum / count;
       }
+      sampledAt = nowNanos;
+    }
+
+    /** Moves the predicted end to {@code max(clock, end) + latency}; returns the new end. */
+    long extend(long clock, long latency) {
+      while (true) {
+        long pe = predictedEnd;
+        long end = Math.max(clock, pe) + latency;
+        if (PREDICTED_END.compareAndSet(this, pe, end)) {
+          return end;
+        }
+      }
+    }
+  }
+
+  /** One service's windows: one per member and the service's own, shared by its instances. */
+  public static final class Shared {
+    private static final VarHandle CLOCK;
+
+    static {
+      try {
+        CLOCK = MethodHandles.lookup().findVarHandle(Shared.class, "clock", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    final Signals<Window> members;
+    final Window service;
+    /** The service's clock: where the latest pick's request was predicted to start; never goes back. */
+    private volatile long clock;
+
+    /** Moves the clock forward to {@code start}, if later. */
+    void advance(long start) {
+      long c;
+      while (start > (c = clock) && !CLOCK.compareAndSet(this, c, start)) {
+        Thread.onSpinWait();
+      }
+    }
+
+    /** @param window completions remembered per member (N) */
+    public Shared(int window) {
+      this.members = new Signals<>(() -> new Window(window));
+      this.service = new Window(window);
     }
   }
 
@@ -75,12 +148,8 @@ public final class FairShare implements Strategy {
   private final boolean median;
   private final long initialLatencyNanos;
   private final Window service;
+  private final Shared shared;
   private final MemberStates<Window> states;
-  /** The states of the last sync; their predicted ends and latencies mirrored by member index. */
-  private Object[] synced;
-  private long[] ends = new long[0];
-  /** A member's latency, or -1 while it has none (the fallback applies). */
-  private long[] latencies = new long[0];
   private int next;
   /** The earliest end found by the pick in progress. */
   private long bestEnd;
@@ -95,14 +164,20 @@ public final class FairShare implements Strategy {
    * @param initialLatencyNanos latency assumed before the service's first completion
    */
   public FairShare(int window, boolean median, long initialLatencyNanos) {
+    this(window, median, initialLatencyNanos, new Shared(Math.max(1, window)));
+  }
+
+  /** @param shared the windows, shared with the service's other instances (same {@code window}) */
+  public FairShare(int window, boolean median, long initialLatencyNanos, Shared shared) {
     if (window < 1 || initialLatencyNanos < 0) {
       throw new IllegalArgumentException("window " + window + ", initialLatencyNanos " + initialLatencyNanos);
     }
     this.windowSize = window;
     this.median = median;
     this.initialLatencyNanos = initialLatencyNanos;
-    this.service = new Window(window);
-    this.states = new MemberStates<>(() -> new Window(windowSize));
+    this.service = shared.service;
+    this.shared = shared;
+    this.states = new MemberStates<>(shared.members);
   }
 
   @Override
@@ -111,21 +186,24 @@ public final class FairShare implements Strategy {
     if (n == 0) {
       return null;
     }
-    sync(members);
+    Object[] st = states.sync(members);
     Endpoint[] arr = states.endpoints();
     if (next >= n) {
       next = 0;
     }
-    long fallback = service.stat >= 0 ? service.stat : initialLatencyNanos;
+    long serviceStat = service.stat;
+    long fallback = serviceStat >= 0 ? serviceStat : initialLatencyNanos;
+    long clock = shared.clock - windowSize * fallback;
     // from the cursor to the end, then from the start to the cursor: two plain loops
     bestEnd = Long.MAX_VALUE;
-    int best = scan(arr, nowNanos, fallback, next, n, -1);
-    best = scan(arr, nowNanos, fallback, 0, next, best);
+    int best = scan(arr, st, nowNanos, clock, fallback, next, n, -1);
+    best = scan(arr, st, nowNanos, clock, fallback, 0, next, best);
     if (best < 0) {
       return null;
     }
-    ((Window) synced[best]).predictedEnd = bestEnd;
-    ends[best] = bestEnd;
+    Window w = (Window) st[best];
+    long latency = latency(w, nowNanos, fallback);
+    shared.advance(w.extend(clock, latency) - latency);
     next = best + 1 == n ? 0 : best + 1;
     return arr[best];
   }
@@ -134,16 +212,14 @@ public final class FairShare implements Strategy {
    * The member in {@code [from, to)} whose request would end first if before {@link #bestEnd},
    * else {@code best}; lowers {@link #bestEnd} accordingly.
    */
-  private int scan(Endpoint[] arr, long nowNanos, long fallback, int from, int to, int best) {
-    long[] pe = ends;
-    long[] lat = latencies;
+  private int scan(Endpoint[] arr, Object[] st, long nowNanos, long since, long fallback, int from, int to, int best) {
     long earliest = bestEnd;
     for (int i = from; i < to; i++) {
       if (!arr[i].canTake()) {
         continue;
       }
-      long l = lat[i];
-      long end = Math.max(nowNanos, pe[i]) + (l >= 0 ? l : fallback);
+      Window w = (Window) st[i];
+      long end = Math.max(since, w.predictedEnd) + latency(w, nowNanos, fallback);
       if (end < earliest) {
         earliest = end;
         best = i;
@@ -153,54 +229,51 @@ public final class FairShare implements Strategy {
     return best;
   }
 
+  /**
+   * The latency a member is assumed to take now: its window's, moving toward {@code fallback}
+   * (the service's) once its samples are older than {@code window × fallback}.
+   */
+  private long latency(Window w, long nowNanos, long fallback) {
+    long stat = w.stat;
+    if (stat < 0) {
+      return fallback;
+    }
+    long period = windowSize * Math.max(fallback, 1);
+    long age = nowNanos - w.sampledAt - period;
+    if (age <= 0 || stat == fallback) {
+      return stat;
+    }
+    double keep = Math.pow(0.5, (double) age / period);
+    return fallback + (long) ((stat - fallback) * keep);
+  }
+
   @Override
   public void onComplete(Endpoint endpoint, long latencyNanos, boolean failed, long nowNanos) {
+    onComplete(endpoint, latencyNanos, 1, failed, nowNanos);
+  }
+
+  @Override
+  public void onComplete(Endpoint endpoint, long latencyNanos, int inFlight, boolean failed, long nowNanos) {
     Window w = states.get(endpoint);
-    if (w == null) {
-      return;
-    }
-    long sample = Math.max(0, latencyNanos);
+    long sample = Math.max(0, latencyNanos) / Math.max(1, inFlight);
     if (failed) {
-      long current = w.stat >= 0 ? w.stat : service.stat >= 0 ? service.stat : initialLatencyNanos;
+      long own = w.stat;
+      long svc = service.stat;
+      long current = own >= 0 ? own : svc >= 0 ? svc : initialLatencyNanos;
       sample = Math.max(sample, current);
     }
-    w.add(sample, median);
-    service.add(sample, median);
-    if (endpoint.active() == 0 && w.predictedEnd > nowNanos) {
-      w.predictedEnd = nowNanos;
-    }
-    int i = w.index;
-    if (i >= 0 && i < ends.length) {
-      ends[i] = w.predictedEnd;
-      latencies[i] = w.stat;
-    }
+    w.add(sample, median, nowNanos);
+    service.add(sample, median, nowNanos);
   }
 
   @Override
   public void reset(List<Endpoint> members) {
-    sync(members);
-  }
-
-  /** Syncs the states and, when they were rebuilt, their mirror in {@link #ends} and {@link #latencies}. */
-  private void sync(List<Endpoint> members) {
-    Object[] st = states.sync(members);
-    if (st != synced) {
-      synced = st;
-      ends = new long[st.length];
-      latencies = new long[st.length];
-      for (int i = 0; i < st.length; i++) {
-        Window w = (Window) st[i];
-        w.index = i;
-        ends[i] = w.predictedEnd;
-        latencies[i] = w.stat;
-      }
-    }
+    states.sync(members);
   }
 
   /** The latency a member is currently assumed to take, in nanoseconds (tests, admin view). */
-  public long latencyNanos(Endpoint endpoint) {
-    Window w = states.get(endpoint);
-    long fallback = service.stat >= 0 ? service.stat : initialLatencyNanos;
-    return w == null || w.stat < 0 ? fallback : w.stat;
+  public long latencyNanos(Endpoint endpoint, long nowNanos) {
+    long svc = service.stat;
+    return latency(states.get(endpoint), nowNanos, svc >= 0 ? svc : initialLatencyNanos);
   }
 }

@@ -21,34 +21,43 @@ import java.util.List;
  * <p>Round robin: among the members of least load that {@link Endpoint#canTake() can take} a
  * request, the first at or after the one following the previous pick wins.
  *
- * <p>Cost: a pick scans the members without a branch per error count: one read of each
- * endpoint's active count and limit, and the error counts from a primitive array parallel to the
- * members (a member listed twice, which the slot table never does, mirrors its last position),
- * the decay being computed once per pick; it stops early at a member with load 0.
+ * <p>The error counts are the service's, for the whole process: every event loop's instance (and
+ * the one serving queued requests) reads and adds to the same {@link Signals}, so four event loops
+ * that each saw one failure of a member all count four.
+ *
+ * <p>Cost: a pick scans the members: one read of each endpoint's active count and limit and of
+ * its error count, and one {@code Math.exp} per member with recent errors; it stops early at a
+ * member with load 0.
  */
 public final class LeastLoaded implements Strategy {
   /** Default time constant of the error decay: 10 s. */
   public static final long DEFAULT_ERROR_WINDOW_NANOS = 10_000_000_000L;
-  /** Rebase the shared decay reference once it is this many time constants old. */
-  private static final double REBASE_AFTER = 30;
 
-  private static final class Errors {
-    /** The error count at time {@code ref}, scaled so that now it is {@code scaled × f(now)}. */
-    double scaled;
-    /** Position in the member list of the last sync (the last one for a member listed twice). */
-    int index = -1;
+  /** A member's recent errors: a count at a time, decaying from there. Thread-safe. */
+  static final class Errors {
+    private volatile double count;
+    private volatile long stamp;
+
+    synchronized void add(long nowNanos, double windowNanos) {
+      count = at(nowNanos, windowNanos) + 1;
+      stamp = nowNanos;
+    }
+
+    double at(long nowNanos, double windowNanos) {
+      double c = count;
+      if (c == 0) {
+        return 0;
+      }
+      long dt = nowNanos - stamp;
+      return dt <= 0 ? c : c * Math.exp(-dt / windowNanos);
+    }
   }
 
   private final double windowNanos;
-  private final MemberStates<Errors> states = new MemberStates<>(Errors::new);
-  /** The states of the last sync, and their {@code scaled} mirrored by member index. */
-  private Object[] synced;
-  private double[] scaled = new double[0];
+  private final MemberStates<Errors> states;
   private int next;
   /** The least load found by the pick in progress. */
   private long bestLoad;
-  private boolean anyErrors;
-  private long ref;
 
   public LeastLoaded() {
     this(DEFAULT_ERROR_WINDOW_NANOS);
@@ -56,10 +65,24 @@ public final class LeastLoaded implements Strategy {
 
   /** @param errorWindowNanos time constant of the error decay; 0 ignores errors */
   public LeastLoaded(long errorWindowNanos) {
+    this(errorWindowNanos, signals());
+  }
+
+  /**
+   * @param errorWindowNanos time constant of the error decay; 0 ignores errors
+   * @param signals          the error counts, shared with the service's other instances
+   */
+  public LeastLoaded(long errorWindowNanos, Signals<Errors> signals) {
     if (errorWindowNanos < 0) {
       throw new IllegalArgumentException("errorWindowNanos < 0: " + errorWindowNanos);
     }
     this.windowNanos = errorWindowNanos;
+    this.states = new MemberStates<>(signals);
+  }
+
+  /** A fresh store of error counts, to share among one service's instances. */
+  public static Signals<Errors> signals() {
+    return new Signals<>(Errors::new);
   }
 
   @Override
@@ -68,18 +91,16 @@ public final class LeastLoaded implements Strategy {
     if (n == 0) {
       return null;
     }
-    sync(members);
+    Object[] st = states.sync(members);
     Endpoint[] arr = states.endpoints();
-    double[] sc = scaled;
     if (next >= n) {
       next = 0;
     }
-    double f = anyErrors ? decay(nowNanos) : 0.0;
     // from the cursor to the end, then from the start to the cursor: two plain loops
     bestLoad = Long.MAX_VALUE;
-    int best = scan(arr, sc, f, next, n, -1);
+    int best = scan(arr, st, nowNanos, next, n, -1);
     if (bestLoad != 0) {
-      best = scan(arr, sc, f, 0, next, best);
+      best = scan(arr, st, nowNanos, 0, next, best);
     }
     if (best < 0) {
       return null;
@@ -92,14 +113,17 @@ public final class LeastLoaded implements Strategy {
    * The member of least load in {@code [from, to)} if less than {@link #bestLoad}, else
    * {@code best}; lowers {@link #bestLoad} accordingly and stops at a load of 0.
    */
-  private int scan(Endpoint[] arr, double[] sc, double f, int from, int to, int best) {
+  private int scan(Endpoint[] arr, Object[] st, long nowNanos, int from, int to, int best) {
     long least = bestLoad;
+    boolean counting = windowNanos > 0;
     for (int i = from; i < to; i++) {
-      long active = arr[i].activeIfTakeable();
-      if (active < 0) {
+      long load = arr[i].activeIfTakeable();
+      if (load < 0) {
         continue;
       }
-      long load = active + (long) (sc[i] * f + 0.5); // no branch: f or the count is 0 without errors
+      if (counting) {
+        load += (long) (((Errors) st[i]).at(nowNanos, windowNanos) + 0.5);
+      }
       if (load < least) {
         least = load;
         best = i;
@@ -114,64 +138,18 @@ public final class LeastLoaded implements Strategy {
 
   @Override
   public void onComplete(Endpoint endpoint, long latencyNanos, boolean failed, long nowNanos) {
-    if (!failed || windowNanos == 0) {
-      return;
-    }
-    Errors errors = states.get(endpoint);
-    if (errors == null) {
-      return;
-    }
-    if (!anyErrors) {
-      ref = nowNanos;
-      anyErrors = true;
-    } else if ((nowNanos - ref) / windowNanos > REBASE_AFTER) {
-      double f = decay(nowNanos);
-      for (Errors x : states.all()) {
-        x.scaled *= f;
-      }
-      ref = nowNanos;
-      mirror(synced);
-    }
-    errors.scaled += 1.0 / decay(nowNanos);
-    int i = errors.index;
-    if (i >= 0 && i < scaled.length) {
-      scaled[i] = errors.scaled;
+    if (failed && windowNanos > 0) {
+      states.get(endpoint).add(nowNanos, windowNanos);
     }
   }
 
   @Override
   public void reset(List<Endpoint> members) {
-    sync(members);
+    states.sync(members);
   }
 
-  private void sync(List<Endpoint> members) {
-    Object[] st = states.sync(members);
-    if (st != synced) {
-      mirror(st);
-    }
-  }
-
-  /** Copies every member's error count into {@link #scaled}, by member index. */
-  private void mirror(Object[] st) {
-    synced = st;
-    double[] next = new double[st.length];
-    for (int i = 0; i < st.length; i++) {
-      Errors errors = (Errors) st[i];
-      errors.index = i;
-      next[i] = errors.scaled;
-    }
-    scaled = next;
-  }
-
-  /** The recent-error count of a member now (for tests and the admin view); 0 for non-members. */
+  /** The recent-error count of a member now (for tests and the admin view). */
   public double errors(Endpoint endpoint, long nowNanos) {
-    Errors errors = states.get(endpoint);
-    return errors == null || !anyErrors ? 0.0 : errors.scaled * decay(nowNanos);
-  }
-
-  /** {@code exp(-(now - ref) / window)}, at most 1. */
-  private double decay(long nowNanos) {
-    long dt = nowNanos - ref;
-    return dt <= 0 ? 1.0 : Math.exp(-dt / windowNanos);
+    return windowNanos == 0 ? 0.0 : states.get(endpoint).at(nowNanos, windowNanos);
   }
 }

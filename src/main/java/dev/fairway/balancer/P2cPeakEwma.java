@@ -29,6 +29,9 @@ import java.util.List;
  * A failed completion counts as a sample of {@code max(latency, errorPenalty)} (default 1 s), so a
  * backend that fails fast looks slow rather than fast. A member without samples is assumed to
  * take {@code initialLatency} (default 1 ms).
+ *
+ * <p>The estimates are the service's, for the whole process ({@link Signals}): every event loop's
+ * instance, each with a random sequence of its own, reads and feeds the same ones.
  */
 public final class P2cPeakEwma implements Strategy {
   /** Default decay time constant: 10 s. */
@@ -38,16 +41,37 @@ public final class P2cPeakEwma implements Strategy {
   /** Default latency assumed for a member without samples: 1 ms. */
   public static final long DEFAULT_INITIAL_LATENCY_NANOS = 1_000_000L;
 
-  private static final class Estimate {
-    double nanos = -1;
-    long stamp;
+  /** A member's latency estimate; thread-safe. */
+  static final class Estimate {
+    /** The estimate at {@link #stamp}; -1 before the first sample. */
+    private volatile double nanos = -1;
+    private volatile long stamp;
+
+    synchronized void add(double sample, long nowNanos, double decayNanos) {
+      double e = nanos;
+      if (e < 0) {
+        nanos = sample;
+      } else {
+        double w = weight(stamp, nowNanos, decayNanos);
+        double decayed = e * w;
+        nanos = sample > decayed ? sample : decayed + sample * (1 - w);
+      }
+      stamp = nowNanos;
+    }
+
+    /** The estimate now, or {@code fallback} without samples. */
+    double at(long nowNanos, double decayNanos, double fallback) {
+      long t = stamp;
+      double e = nanos;
+      return e < 0 ? fallback : e * weight(t, nowNanos, decayNanos);
+    }
   }
 
   private final SplitMix64 random;
   private final double decayNanos;
   private final long errorPenaltyNanos;
   private final long initialLatencyNanos;
-  private final MemberStates<Estimate> states = new MemberStates<>(Estimate::new);
+  private final MemberStates<Estimate> states;
   private int[] takeable = new int[0];
 
   public P2cPeakEwma(long seed) {
@@ -55,6 +79,12 @@ public final class P2cPeakEwma implements Strategy {
   }
 
   public P2cPeakEwma(long seed, long decayNanos, long errorPenaltyNanos, long initialLatencyNanos) {
+    this(seed, decayNanos, errorPenaltyNanos, initialLatencyNanos, signals());
+  }
+
+  /** @param signals the estimates, shared with the service's other instances */
+  public P2cPeakEwma(long seed, long decayNanos, long errorPenaltyNanos, long initialLatencyNanos,
+                     Signals<Estimate> signals) {
     if (decayNanos <= 0 || errorPenaltyNanos < 0 || initialLatencyNanos < 0) {
       throw new IllegalArgumentException("decay " + decayNanos + ", errorPenalty " + errorPenaltyNanos
           + ", initialLatency " + initialLatencyNanos);
@@ -63,6 +93,12 @@ public final class P2cPeakEwma implements Strategy {
     this.decayNanos = decayNanos;
     this.errorPenaltyNanos = errorPenaltyNanos;
     this.initialLatencyNanos = initialLatencyNanos;
+    this.states = new MemberStates<>(signals);
+  }
+
+  /** A fresh store of latency estimates, to share among one service's instances. */
+  public static Signals<Estimate> signals() {
+    return new Signals<>(Estimate::new);
   }
 
   @Override
@@ -114,19 +150,8 @@ public final class P2cPeakEwma implements Strategy {
 
   @Override
   public void onComplete(Endpoint endpoint, long latencyNanos, boolean failed, long nowNanos) {
-    Estimate est = states.get(endpoint);
-    if (est == null) {
-      return;
-    }
     double sample = Math.max(0, failed ? Math.max(latencyNanos, errorPenaltyNanos) : latencyNanos);
-    if (est.nanos < 0) {
-      est.nanos = sample;
-    } else {
-      double w = weight(est, nowNanos);
-      double decayed = est.nanos * w;
-      est.nanos = sample > decayed ? sample : decayed + sample * (1 - w);
-    }
-    est.stamp = nowNanos;
+    states.get(endpoint).add(sample, nowNanos, decayNanos);
   }
 
   @Override
@@ -136,20 +161,15 @@ public final class P2cPeakEwma implements Strategy {
 
   /** A member's latency estimate now, in nanoseconds (tests, admin view). */
   public double latencyNanos(Endpoint endpoint, long nowNanos) {
-    Estimate est = states.get(endpoint);
-    if (est == null || est.nanos < 0) {
-      return initialLatencyNanos;
-    }
-    return est.nanos * weight(est, nowNanos);
+    return states.get(endpoint).at(nowNanos, decayNanos, initialLatencyNanos);
   }
 
   private double cost(Estimate est, Endpoint e, long nowNanos) {
-    double latency = est.nanos < 0 ? initialLatencyNanos : est.nanos * weight(est, nowNanos);
-    return latency * (e.active() + 1);
+    return est.at(nowNanos, decayNanos, initialLatencyNanos) * (e.active() + 1);
   }
 
-  private double weight(Estimate est, long nowNanos) {
-    long dt = nowNanos - est.stamp;
+  private static double weight(long stamp, long nowNanos, double decayNanos) {
+    long dt = nowNanos - stamp;
     return dt <= 0 ? 1.0 : Math.exp(-dt / decayNanos);
   }
 }

@@ -32,6 +32,14 @@ public interface Strategy {
   default void onComplete(Endpoint endpoint, long latencyNanos, boolean failed, long nowNanos) {
   }
 
+  /**
+   * As {@link #onComplete(Endpoint, long, boolean, long)}, knowing that {@code inFlight} requests
+   * (this one included) were active on the backend when this one was granted.
+   */
+  default void onComplete(Endpoint endpoint, long latencyNanos, int inFlight, boolean failed, long nowNanos) {
+    onComplete(endpoint, latencyNanos, failed, nowNanos);
+  }
+
   /** A slot of {@code endpoint} became free (by this service or another sharing the backend). */
   default void onSlotFreed(Endpoint endpoint) {
   }

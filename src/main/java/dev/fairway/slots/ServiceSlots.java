@@ -24,24 +24,33 @@ public final class ServiceSlots {
   /** One event loop's strategy; touched only by that loop. */
   private static final class Lane {
     Strategy strategy;
-    Recipe recipe;
+    Plan plan;
     int generation = -1;
   }
 
-  /**
-   * What a strategy instance is built from; a new recipe means new instances. Each lane's instance
-   * gets a seed of its own (the recipe's for lane 0), so lanes that pick at random do not all draw
-   * the same sequence.
-   */
+  /** What a strategy instance is built from; a different recipe means new instances. */
   record Recipe(StrategyName name, BalancingSettings balancing, long seed) {
+  }
+
+  /**
+   * A recipe and the family its instances come from: every lane's instance and the shared one
+   * share the family's per-backend signals. Each lane's instance gets a seed of its own (the
+   * recipe's for lane 0), so lanes that pick at random do not all draw the same sequence.
+   */
+  record Plan(Recipe recipe, Strategies.Family family) {
+    Plan(Recipe recipe) {
+      this(recipe, Strategies.family(recipe.name(), recipe.balancing()));
+    }
+
     Strategy create(int lane) {
-      return Strategies.create(name, lane == 0 ? seed : seed ^ new SplitMix64(lane).nextLong(), balancing);
+      long seed = recipe.seed();
+      return family.create(lane == 0 ? seed : seed ^ new SplitMix64(lane).nextLong());
     }
   }
 
   private final String name;
   private final Lane[] lanes;
-  volatile Recipe recipe;
+  volatile Plan plan;
   volatile List<Endpoint> members = List.of();
   volatile int generation;
   volatile int waiting;
@@ -77,10 +86,10 @@ public final class ServiceSlots {
     Lane l = lanes[lane < lanes.length ? lane : 0];
     int g = generation;
     if (l.generation != g) {
-      Recipe r = recipe;
-      if (l.recipe != r) {
-        l.strategy = r.create(lane);
-        l.recipe = r;
+      Plan p = plan;
+      if (l.plan != p) {
+        l.strategy = p.create(lane);
+        l.plan = p;
       }
       l.strategy.reset(members);
       l.generation = g;

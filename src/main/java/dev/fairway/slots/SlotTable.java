@@ -86,9 +86,9 @@ public final class SlotTable {
       }
       ServiceSlots.Recipe recipe = new ServiceSlots.Recipe(spec.strategy(), spec.balancing(),
           seed ^ stableHash(spec.name()));
-      if (!recipe.equals(s.recipe)) {
-        s.recipe = recipe;
-        s.shared = recipe.create(0);
+      if (s.plan == null || !recipe.equals(s.plan.recipe())) {
+        s.plan = new ServiceSlots.Plan(recipe);
+        s.shared = s.plan.create(0);
         s.lockFree = spec.strategy() != dev.fairway.config.StrategyName.SLOT_QUEUE;
       }
       s.maxWaiting = spec.maxWaiting();
@@ -146,8 +146,7 @@ public final class SlotTable {
     if (service.lockFree && service.waiting == 0) {
       Endpoint e = pickAndTake(service, service.local(lane), nowNanos);
       if (e != null) {
-        waiter.endpoint = e;
-        waiter.state = Waiter.State.GRANTED;
+        waiter.grant(e);
         return Admission.GRANTED;
       }
     }
@@ -163,8 +162,7 @@ public final class SlotTable {
       Endpoint e = pickAndTake(service, service.shared, nowNanos);
       if (e != null) {
         service.waiting--;
-        waiter.endpoint = e;
-        waiter.state = Waiter.State.GRANTED;
+        waiter.grant(e);
         return Admission.GRANTED;
       }
     }
@@ -224,8 +222,7 @@ public final class SlotTable {
     }
     for (Endpoint e : others) {
       if (e.tryTake()) {
-        waiter.endpoint = e;
-        waiter.state = Waiter.State.GRANTED;
+        waiter.grant(e);
         return Admission.GRANTED;
       }
     }
@@ -281,18 +278,18 @@ public final class SlotTable {
       needLock = !x.lockFree || x.waiting > 0;
     }
     if (s.lockFree) {
-      s.local(waiter.lane).onComplete(e, latencyNanos, failed, nowNanos);
+      s.local(waiter.lane).onComplete(e, latencyNanos, waiter.inFlight, failed, nowNanos);
     }
     if (needLock) {
-      releaseLocked(e, s, sharing, nowNanos, latencyNanos, failed);
+      releaseLocked(e, s, sharing, nowNanos, latencyNanos, waiter.inFlight, failed);
     }
     return true;
   }
 
   private synchronized void releaseLocked(Endpoint e, ServiceSlots s, List<ServiceSlots> sharing, long nowNanos,
-                                          long latencyNanos, boolean failed) {
+                                          long latencyNanos, int inFlight, boolean failed) {
     if (!s.lockFree) {
-      s.shared.onComplete(e, latencyNanos, failed, nowNanos);
+      s.shared.onComplete(e, latencyNanos, inFlight, failed, nowNanos);
     }
     for (ServiceSlots x : sharing) {
       x.shared.onSlotFreed(e);
@@ -386,8 +383,7 @@ public final class SlotTable {
       }
       best.unlink(oldest);
       best.waiting--;
-      oldest.endpoint = e;
-      oldest.state = Waiter.State.GRANTED;
+      oldest.grant(e);
       oldest.granted(e);
     }
   }

@@ -38,7 +38,16 @@ public abstract class Waiter {
   Waiter prev;
   Waiter next;
   Endpoint endpoint;
+  /** Requests active on {@link #endpoint} right after the grant, this one included. */
+  int inFlight;
   ServiceSlots service;
+
+  /** Holds a slot of {@code e}, taken already. */
+  void grant(Endpoint e) {
+    endpoint = e;
+    inFlight = e.active();
+    state = State.GRANTED;
+  }
 
   boolean compareAndSetState(State expected, State next) {
     return STATE.compareAndSet(this, expected, next);

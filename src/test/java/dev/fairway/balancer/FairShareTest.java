@@ -7,6 +7,7 @@ import static dev.fairway.balancer.Picks.picks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.StringJoiner;
 import org.junit.jupiter.api.Test;
 
 class FairShareTest {
@@ -27,31 +28,45 @@ class FairShareTest {
   }
 
   @Test
-  void fullMemberIsPassedOverAndIdleMemberPredictsFromNow() {
+  void fullMemberIsPassedOver() {
     List<Endpoint> m = members("W1", "W2");
     m.get(0).setCapacity(3);
     FairShare s = primed(m, new FairShare(), MS, 3 * MS);
     assertThat(picks(s, m, 6)).isEqualTo("W1 W1 W2 W1 W2 W2"); // W1 full after its third
-    m.get(0).setCapacity(100);
-    complete(s, m.get(0), MS, false, MS); // W1 still busy: its predicted end stays 3 ms
-    for (int i = 0; i < 3; i++) {
-      complete(s, m.get(1), 2 * MS, false, MS); // W2 idle at 1 ms, average (3+2+2+2)/4 = 2.25 ms
+  }
+
+  @Test
+  void aMemberThatFellBehindCatchesUpByTheHorizonOnly() {
+    List<Endpoint> m = members("W1", "W2");
+    FairShare s = primed(m, new FairShare(2, false, MS), MS, MS, MS, MS); // 1 ms each; horizon 2 x 1 ms
+    m.get(0).setAvailable(false);
+    assertThat(picks(s, m, 6)).isEqualTo("W2 W2 W2 W2 W2 W2"); // W2's predicted end 4 ms, clock 3 ms
+    m.get(0).setAvailable(true);
+    // W1 restarts at the clock less the horizon (1 ms): three picks of catching up, then turns
+    assertThat(picks(s, m, 6)).isEqualTo("W1 W1 W1 W2 W1 W2");
+  }
+
+  @Test
+  void aSlowMemberGetsWorkInProportionToItsSpeed() {
+    List<Endpoint> m = members("W1", "W2");
+    FairShare s = primed(m, new FairShare(), 2 * MS, 4 * MS);
+    StringJoiner out = new StringJoiner(" ");
+    for (int i = 0; i < 9; i++) {
+      out.add(s.pick(m, i * MS).id()); // one every millisecond, none ending: the clock is the service's
     }
-    assertThat(s.latencyNanos(m.get(1))).isEqualTo(2_250_000L);
-    // W2 at 1 + 2.25 beats W1 at 3 + 1; then W1 4, 5 against W2 5.5; then W2
-    assertThat(picks(s, m, 4, MS)).isEqualTo("W2 W1 W1 W2");
+    assertThat(out.toString()).isEqualTo("W1 W2 W1 W1 W2 W1 W1 W2 W1"); // W2, twice as slow: a third
   }
 
   @Test
   void movingMedianIgnoresTheOutlierTheAverageDoesNot() {
     List<Endpoint> m = members("W1", "W2");
     FairShare median = primed(m, new FairShare(3, true, MS), MS, MS, 10 * MS, 2 * MS, 2 * MS, 2 * MS);
-    assertThat(median.latencyNanos(m.get(0))).isEqualTo(MS);
+    assertThat(median.latencyNanos(m.get(0), MS)).isEqualTo(MS);
     assertThat(picks(median, m, 5)).isEqualTo("W1 W2 W1 W1 W2");
 
     List<Endpoint> a = members("W1", "W2");
     FairShare average = primed(a, new FairShare(3, false, MS), MS, MS, 10 * MS, 2 * MS, 2 * MS, 2 * MS);
-    assertThat(average.latencyNanos(a.get(0))).isEqualTo(4 * MS);
+    assertThat(average.latencyNanos(a.get(0), MS)).isEqualTo(4 * MS);
     assertThat(picks(average, a, 5)).isEqualTo("W2 W1 W2 W2 W1");
   }
 
@@ -59,10 +74,10 @@ class FairShareTest {
   void windowKeepsTheLastN() {
     List<Endpoint> m = members("W1", "W2");
     FairShare s = primed(m, new FairShare(2, false, MS), 10 * MS, 2 * MS);
-    assertThat(s.latencyNanos(m.get(0))).isEqualTo(10 * MS);
+    assertThat(s.latencyNanos(m.get(0), MS)).isEqualTo(10 * MS);
     s.onComplete(m.get(0), 2 * MS, false, 0);
     s.onComplete(m.get(0), 4 * MS, false, 0);
-    assertThat(s.latencyNanos(m.get(0))).isEqualTo(3 * MS); // 10 ms has left the window of 2
+    assertThat(s.latencyNanos(m.get(0), MS)).isEqualTo(3 * MS); // 10 ms has left the window of 2
   }
 
   @Test
@@ -74,7 +89,7 @@ class FairShareTest {
     FairShare s = new FairShare();
     s.reset(n);
     s.onComplete(n.get(0), 4 * MS, false, 0);
-    assertThat(s.latencyNanos(n.get(1))).isEqualTo(4 * MS); // not the 1 ms initial latency
+    assertThat(s.latencyNanos(n.get(1), MS)).isEqualTo(4 * MS); // not the 1 ms initial latency
     assertThat(picks(s, n, 4)).isEqualTo("W1 W2 W1 W2");
   }
 
@@ -83,9 +98,9 @@ class FairShareTest {
     List<Endpoint> m = members("W1", "W2");
     FairShare s = primed(m, new FairShare(), 4 * MS, 4 * MS);
     s.onComplete(m.get(0), 100_000, true, 0);
-    assertThat(s.latencyNanos(m.get(0))).isEqualTo(4 * MS);
+    assertThat(s.latencyNanos(m.get(0), MS)).isEqualTo(4 * MS);
     s.onComplete(m.get(1), 100_000, false, 0);
-    assertThat(s.latencyNanos(m.get(1))).isEqualTo(2_050_000L);
+    assertThat(s.latencyNanos(m.get(1), MS)).isEqualTo(2_050_000L);
   }
 
   @Test
