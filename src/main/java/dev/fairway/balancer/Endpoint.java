@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * A backend as the strategies and the slot table see it: where it is, how many requests this
- * process has active on it, how many it may have, and whether it takes new requests at all.
+ * process has active on it, how many it may have, and whether it takes new requests at all
+ * (available, not held back locally), and how its recent requests ended.
  *
  * <p>Example: {@code new Endpoint("b1", "127.0.0.1", 9001, epoch)} with {@code setCapacity(3)}
  * and two active requests {@link #canTake() can take} one more; after {@code setAvailable(false)}
@@ -15,17 +16,23 @@ import java.util.Objects;
  * <p>Thread-safe: the active count is a volatile int that {@link #tryTake()} raises with a
  * compare-and-set only below the limit, so event loops take slots without a lock. Capacity and
  * availability are folded into that one volatile limit (the capacity while available, 0 while
- * not), so {@link #canTake()} reads two ints of this object; their setters are synchronized so
+ * not, or while held back; a share of it in slow start), so {@link #canTake()} reads two ints of
+ * this object; their setters are synchronized so
  * that concurrent ones cannot leave a stale limit. Weight is volatile; every change of a weight
  * moves the endpoint's {@link WeightEpoch} (shared by the endpoints of one slot table), which
  * weighted strategies poll once per pick instead of reading every member's weight.
  */
 public final class Endpoint {
   private static final VarHandle ACTIVE;
+  private static final VarHandle STREAK_5XX;
+  private static final VarHandle STREAK_GATEWAY;
 
   static {
     try {
-      ACTIVE = MethodHandles.lookup().findVarHandle(Endpoint.class, "active", int.class);
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      ACTIVE = lookup.findVarHandle(Endpoint.class, "active", int.class);
+      STREAK_5XX = lookup.findVarHandle(Endpoint.class, "streak5xx", int.class);
+      STREAK_GATEWAY = lookup.findVarHandle(Endpoint.class, "streakGateway", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -41,7 +48,15 @@ public final class Endpoint {
   private volatile int limit = 1;
   private volatile int capacity = 1;
   private volatile boolean available = true;
+  /** Held back by this process (consecutive failures), whatever the balancer says. */
+  private volatile boolean held;
+  /** The share of its capacity and weight a backend in slow start gets now, (0, 1]. */
+  private volatile double ramp = 1.0;
+  private volatile double baseWeight = 1.0;
   private volatile double weight = 1.0;
+  /** Requests in a row that ended in a 5xx or a gateway failure, and in a gateway failure. */
+  private volatile int streak5xx;
+  private volatile int streakGateway;
 
   /**
    * @param weightEpoch moved by every change of this endpoint's weight; the endpoints of one
@@ -83,7 +98,18 @@ public final class Endpoint {
 
   public synchronized void setCapacity(int capacity) {
     this.capacity = capacity;
-    this.limit = available ? capacity : 0;
+    refreshLimit();
+  }
+
+  /** The limit from capacity, ramp, availability and hold. Under this object's lock. */
+  private void refreshLimit() {
+    int grantable = ramp >= 1.0 ? capacity : Math.max(1, (int) Math.ceil(capacity * ramp));
+    this.limit = available && !held ? grantable : 0;
+  }
+
+  /** How many requests may be in flight here now: capacity, less during slow start; 0 if not available. */
+  public int limit() {
+    return limit;
   }
 
   /** Requests this process has in flight on the backend. */
@@ -114,17 +140,92 @@ public final class Endpoint {
     ACTIVE.getAndAdd(this, -1);
   }
 
-  /** The capability score used by weighted strategies; 1.0 when nothing is known. */
+  /**
+   * The capability score used by weighted strategies, times the slow-start ramp; 1.0 when nothing
+   * is known.
+   */
   public double weight() {
     return weight;
   }
 
   /** Sets the weight; a different value (NaN counts as equal to NaN) bumps the weight epoch. */
-  public void setWeight(double weight) {
-    if (Double.doubleToLongBits(weight) != Double.doubleToLongBits(this.weight)) {
-      this.weight = weight;
+  public synchronized void setWeight(double weight) {
+    baseWeight = weight;
+    applyWeight();
+  }
+
+  private void applyWeight() {
+    double w = ramp >= 1.0 ? baseWeight : baseWeight * ramp;
+    if (Double.doubleToLongBits(w) != Double.doubleToLongBits(this.weight)) {
+      this.weight = w;
       weightEpoch.bump();
     }
+  }
+
+  /**
+   * Sets the slow-start ramp: the share, in (0, 1], of its capacity (at least one slot) and of its
+   * weight that the backend gets now; 1 ends slow start.
+   */
+  public synchronized void setRamp(double ramp) {
+    if (ramp != this.ramp) {
+      this.ramp = ramp;
+      refreshLimit();
+      applyWeight();
+    }
+  }
+
+  /** The slow-start ramp, 1 when the backend gets its full capacity and weight. */
+  public double ramp() {
+    return ramp;
+  }
+
+  /** Holds the backend back in this process (or lets it go again), whatever its availability. */
+  public synchronized void setHeld(boolean held) {
+    this.held = held;
+    refreshLimit();
+  }
+
+  public boolean held() {
+    return held;
+  }
+
+  /**
+   * Counts a request's outcome toward the failure streaks: a success ends both, a 5xx other than
+   * a gateway failure ends the gateway streak and lengthens the 5xx one, a gateway failure
+   * lengthens both, an {@link Outcome#OVERLOADED overloaded} answer changes neither.
+   *
+   * @return whether a streak reached its limit with this outcome
+   */
+  public boolean countStreak(Outcome outcome, int max5xx, int maxGateway) {
+    switch (outcome) {
+      case SUCCESS -> {
+        if (streak5xx != 0) {
+          streak5xx = 0;
+        }
+        if (streakGateway != 0) {
+          streakGateway = 0;
+        }
+        return false;
+      }
+      case SERVER_ERROR -> {
+        streakGateway = 0;
+        return (int) STREAK_5XX.getAndAdd(this, 1) + 1 == max5xx;
+      }
+      case GATEWAY_FAILURE -> {
+        int s5 = (int) STREAK_5XX.getAndAdd(this, 1) + 1;
+        int sg = (int) STREAK_GATEWAY.getAndAdd(this, 1) + 1;
+        return s5 == max5xx || sg == maxGateway;
+      }
+      default -> {
+        return false;
+      }
+    }
+  }
+
+  /** Starts both failure streaks again from zero. */
+  public void clearStreaks() {
+    streak5xx = 0;
+    streakGateway = 0;
   }
 
   /** Healthy and neither lame duck, ejected nor draining. */
@@ -134,7 +235,7 @@ public final class Endpoint {
 
   public synchronized void setAvailable(boolean available) {
     this.available = available;
-    this.limit = available ? capacity : 0;
+    refreshLimit();
   }
 
   /** Available and below its capacity: a request may be granted here now. */

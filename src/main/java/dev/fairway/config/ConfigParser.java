@@ -202,6 +202,7 @@ public final class ConfigParser {
     BalancingSettings balancing = balancing(n.object("balancing"));
     OutlierSettings outliers = OutlierSettings.DEFAULTS;
     long slowStartMs = n.longIn("slowStartMs", 0, 0, 3_600_000);
+    int slowStartInitialPercent = n.intIn("slowStartInitialPercent", 10, 1, 100);
     int panicThresholdPercent = n.intIn("panicThresholdPercent", 50, 0, 100);
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
@@ -219,7 +220,7 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, panicThresholdPercent);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {

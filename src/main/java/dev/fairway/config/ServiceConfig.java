@@ -20,13 +20,15 @@ import java.util.List;
  * @param outlierDetection      passive health checking and the fast-failure penalty
  * @param slowStartMs           a backend that joins or returns ramps up to its full weight and
  *                              capacity over this long; 0: at once
+ * @param slowStartInitialPercent where the ramp starts, in percent of weight and capacity
  * @param panicThresholdPercent below this share of healthy subset members, the service spreads
  *                              over all of its backends; 0: never
  */
 public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
                             SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
                             BalancingSettings balancing, List<BackendConfig> backends,
-                            OutlierSettings outlierDetection, long slowStartMs, int panicThresholdPercent) {
+                            OutlierSettings outlierDetection, long slowStartMs, int slowStartInitialPercent,
+                            int panicThresholdPercent) {
   public ServiceConfig {
     backends = List.copyOf(backends);
   }

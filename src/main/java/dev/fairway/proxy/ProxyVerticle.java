@@ -106,7 +106,11 @@ public final class ProxyVerticle extends VerticleBase {
     MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> swap(m.body()));
     vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
-    vertx.setPeriodic(ResponseDeadlines.SWEEP_MS, id -> deadlines.sweep(System.nanoTime()));
+    vertx.setPeriodic(ResponseDeadlines.SWEEP_MS, id -> {
+      long now = System.nanoTime();
+      deadlines.sweep(now);
+      table.tick(now); // failure penalties, local holds, slow starts
+    });
     vertx.setPeriodic(POOL_SWEEP_MS, id -> pool.sweep(System.nanoTime()));
     return consumer.completion()
         .compose(v -> vertx.eventBus().<BalancerSnapshot>request(Addresses.SNAPSHOT_GET, null))

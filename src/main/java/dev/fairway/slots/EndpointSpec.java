@@ -1,5 +1,12 @@
 package dev.fairway.slots;
 
+import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.WeightEpoch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * What the balancer wants a backend to be in the slot table.
  *
@@ -14,4 +21,40 @@ package dev.fairway.slots;
  * @param available healthy and not lame duck, ejected or draining
  */
 public record EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available) {
+
+  /**
+   * Makes {@code endpoints} (by id) match {@code specs}: creates, updates or drops backends; a
+   * dropped one stops taking requests, one whose address changed is a new endpoint. A backend that
+   * joins a {@code running} table, or that the balancer gives back, is let go by {@code holds}.
+   *
+   * @return the backends that joined a running table or became available again
+   */
+  static List<Endpoint> applyAll(List<EndpointSpec> specs, Map<String, Endpoint> endpoints, WeightEpoch epoch,
+                                 boolean running, Holds holds) {
+    Map<String, Endpoint> keep = new HashMap<>();
+    List<Endpoint> returning = new ArrayList<>();
+    for (EndpointSpec spec : specs) {
+      Endpoint e = endpoints.get(spec.id());
+      boolean fresh = e == null || !e.host().equals(spec.host()) || e.port() != spec.port();
+      if (fresh) {
+        e = new Endpoint(spec.id(), spec.host(), spec.port(), epoch);
+      }
+      if (spec.available() && (fresh ? running : !e.available())) {
+        returning.add(e);
+        holds.release(e);
+      }
+      e.setCapacity(spec.capacity());
+      e.setWeight(spec.weight());
+      e.setAvailable(spec.available());
+      keep.put(spec.id(), e);
+    }
+    for (Endpoint gone : endpoints.values()) {
+      if (keep.get(gone.id()) != gone) {
+        gone.setAvailable(false);
+      }
+    }
+    endpoints.clear();
+    endpoints.putAll(keep);
+    return returning;
+  }
 }

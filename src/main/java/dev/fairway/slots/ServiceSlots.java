@@ -5,8 +5,11 @@ import dev.fairway.balancer.SplitMix64;
 import dev.fairway.balancer.Strategies;
 import dev.fairway.balancer.Strategy;
 import dev.fairway.config.BalancingSettings;
+import dev.fairway.config.OutlierSettings;
 import dev.fairway.config.StrategyName;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -60,6 +63,8 @@ public final class ServiceSlots {
   volatile Strategy shared;
   int maxWaiting;
   volatile int maxActive;
+  volatile OutlierSettings outliers = OutlierSettings.DEFAULTS;
+  volatile SlowStart slowStart = SlowStart.OFF;
   final AtomicInteger active = new AtomicInteger();
   /** Queued waiters, oldest first; every one of them is WAITING (cancel unlinks at once). */
   private Waiter first;
@@ -95,6 +100,45 @@ public final class ServiceSlots {
       l.generation = g;
     }
     return l.strategy;
+  }
+
+  /**
+   * Takes its {@code spec}: a new strategy family if the strategy or its tuning changed, caps,
+   * settings and members (looked up in {@code endpoints}; each member's entry in {@code sharing}
+   * gets this service). Under the table's lock.
+   */
+  void configure(ServiceSpec spec, long tableSeed, Map<String, Endpoint> endpoints,
+                 Map<Endpoint, List<ServiceSlots>> sharing) {
+    Recipe r = new Recipe(spec.strategy(), spec.balancing(), tableSeed ^ stableHash(spec.name()));
+    if (plan == null || !r.equals(plan.recipe())) {
+      plan = new Plan(r);
+      shared = plan.create(0);
+      lockFree = spec.strategy() != StrategyName.SLOT_QUEUE;
+    }
+    maxWaiting = spec.maxWaiting();
+    maxActive = spec.maxActive();
+    outliers = spec.outliers();
+    slowStart = spec.slowStart();
+    List<Endpoint> next = new ArrayList<>(spec.memberIds().size());
+    for (String id : spec.memberIds()) {
+      Endpoint e = endpoints.get(id);
+      if (e != null) {
+        next.add(e);
+        sharing.computeIfAbsent(e, k -> new ArrayList<>(2)).add(this);
+      }
+    }
+    members = List.copyOf(next);
+    shared.reset(members);
+    generation++;
+  }
+
+  /** FNV-1a of the name: unlike {@code String.hashCode}'s use, fixed by this code for all JVMs. */
+  private static long stableHash(String s) {
+    long h = 0xcbf29ce484222325L;
+    for (int i = 0; i < s.length(); i++) {
+      h = (h ^ s.charAt(i)) * 0x100000001b3L;
+    }
+    return h;
   }
 
   /** Takes a place under the service-wide cap, if there is one. */

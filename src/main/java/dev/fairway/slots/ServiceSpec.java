@@ -1,6 +1,7 @@
 package dev.fairway.slots;
 
 import dev.fairway.config.BalancingSettings;
+import dev.fairway.config.OutlierSettings;
 import dev.fairway.config.StrategyName;
 import java.util.List;
 
@@ -16,15 +17,24 @@ import java.util.List;
  * @param maxActive  most requests in flight for the service; 0 means no cap
  * @param memberIds  the ids of its subset, in a stable order
  * @param balancing  tuning of its strategy
+ * @param outliers   failure streaks that hold a backend back locally, and the failure penalty
+ * @param slowStart  how a backend that joins or returns ramps up
  */
 public record ServiceSpec(String name, StrategyName strategy, int maxWaiting, int maxActive,
-                          List<String> memberIds, BalancingSettings balancing) {
+                          List<String> memberIds, BalancingSettings balancing, OutlierSettings outliers,
+                          SlowStart slowStart) {
   public ServiceSpec {
     memberIds = List.copyOf(memberIds);
   }
 
-  /** A spec with the default tuning. */
+  /** A spec with the default tuning, outlier settings and no slow start. */
   public ServiceSpec(String name, StrategyName strategy, int maxWaiting, int maxActive, List<String> memberIds) {
     this(name, strategy, maxWaiting, maxActive, memberIds, BalancingSettings.DEFAULTS);
+  }
+
+  /** A spec with the default outlier settings and no slow start. */
+  public ServiceSpec(String name, StrategyName strategy, int maxWaiting, int maxActive, List<String> memberIds,
+                     BalancingSettings balancing) {
+    this(name, strategy, maxWaiting, maxActive, memberIds, balancing, OutlierSettings.DEFAULTS, SlowStart.OFF);
   }
 }

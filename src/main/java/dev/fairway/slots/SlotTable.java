@@ -4,6 +4,7 @@ import dev.fairway.balancer.Endpoint;
 import dev.fairway.balancer.Outcome;
 import dev.fairway.balancer.Strategy;
 import dev.fairway.balancer.WeightEpoch;
+import dev.fairway.config.OutlierSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -36,6 +37,9 @@ public final class SlotTable {
   private final Map<String, Endpoint> endpoints = new HashMap<>();
   private final Map<String, ServiceSlots> services = new LinkedHashMap<>();
   private volatile Map<Endpoint, List<ServiceSlots>> servicesOf = new IdentityHashMap<>();
+  private final Holds holds = new Holds();
+  private final Ramps ramps = new Ramps();
+  private boolean applied;
   private long nextSeq;
 
   /** A table for one event loop; see {@link #SlotTable(long, int)}. */
@@ -58,24 +62,8 @@ public final class SlotTable {
    * then served by whatever became free.
    */
   public synchronized void apply(List<EndpointSpec> endpointSpecs, List<ServiceSpec> serviceSpecs, long nowNanos) {
-    Map<String, Endpoint> keep = new HashMap<>();
-    for (EndpointSpec spec : endpointSpecs) {
-      Endpoint e = endpoints.get(spec.id());
-      if (e == null || !e.host().equals(spec.host()) || e.port() != spec.port()) {
-        e = new Endpoint(spec.id(), spec.host(), spec.port(), weightEpoch);
-      }
-      e.setCapacity(spec.capacity());
-      e.setWeight(spec.weight());
-      e.setAvailable(spec.available());
-      keep.put(spec.id(), e);
-    }
-    for (Endpoint gone : endpoints.values()) {
-      if (keep.get(gone.id()) != gone) {
-        gone.setAvailable(false);
-      }
-    }
-    endpoints.clear();
-    endpoints.putAll(keep);
+    List<Endpoint> returning = EndpointSpec.applyAll(endpointSpecs, endpoints, weightEpoch, applied, holds);
+    applied = true;
 
     Map<String, ServiceSlots> next = new LinkedHashMap<>();
     Map<Endpoint, List<ServiceSlots>> sharing = new IdentityHashMap<>();
@@ -84,26 +72,7 @@ public final class SlotTable {
       if (s == null) {
         s = new ServiceSlots(spec.name(), lanes);
       }
-      ServiceSlots.Recipe recipe = new ServiceSlots.Recipe(spec.strategy(), spec.balancing(),
-          seed ^ stableHash(spec.name()));
-      if (s.plan == null || !recipe.equals(s.plan.recipe())) {
-        s.plan = new ServiceSlots.Plan(recipe);
-        s.shared = s.plan.create(0);
-        s.lockFree = spec.strategy() != dev.fairway.config.StrategyName.SLOT_QUEUE;
-      }
-      s.maxWaiting = spec.maxWaiting();
-      s.maxActive = spec.maxActive();
-      List<Endpoint> members = new ArrayList<>(spec.memberIds().size());
-      for (String id : spec.memberIds()) {
-        Endpoint e = endpoints.get(id);
-        if (e != null) {
-          members.add(e);
-          sharing.computeIfAbsent(e, k -> new ArrayList<>(2)).add(s);
-        }
-      }
-      s.members = List.copyOf(members);
-      s.shared.reset(s.members);
-      s.generation++;
+      s.configure(spec, seed, endpoints, sharing);
       next.put(spec.name(), s);
     }
     for (ServiceSlots old : services.values()) {
@@ -116,7 +85,40 @@ public final class SlotTable {
     services.clear();
     services.putAll(next);
     servicesOf = sharing;
+    ramps.start(returning, sharing, nowNanos);
+    ramps.retain(endpoints.values());
     dispatch(new ArrayList<>(services.values()), nowNanos);
+  }
+
+  /**
+   * Ends the failure penalties and local holds that are due, and moves slow starts on; call it
+   * often (every few tens of milliseconds) from any thread. Cheap when nothing is due.
+   */
+  public void tick(long nowNanos) {
+    if (holds.due(nowNanos) || ramps.active()) {
+      tickLocked(nowNanos);
+    }
+  }
+
+  private synchronized void tickLocked(long nowNanos) {
+    List<Endpoint> changed = holds.expire(nowNanos);
+    changed.addAll(ramps.advance(nowNanos));
+    dispatch(membersChanged(changed), nowNanos); // a reset recounts the free slots
+  }
+
+  /** Tells the strategies of the services over {@code changed} that availability or capacity moved; returns those services. */
+  private List<ServiceSlots> membersChanged(List<Endpoint> changed) {
+    List<ServiceSlots> touched = new ArrayList<>();
+    for (Endpoint e : changed) {
+      for (ServiceSlots x : servicesOf.getOrDefault(e, List.of())) {
+        if (!touched.contains(x)) {
+          touched.add(x);
+          x.shared.reset(x.members);
+          x.generation++;
+        }
+      }
+    }
+    return touched;
   }
 
   /** The live service of that name, or {@code null}. */
@@ -246,19 +248,16 @@ public final class SlotTable {
     return true;
   }
 
-  /**
-   * Gives back the slot a waiter holds and hands it to the oldest waiter that can use it.
-   * Releasing twice, or releasing a waiter that holds no slot, does nothing. Call it on the
-   * waiter's own lane (its event loop).
-   *
-   * @return {@code true} if a slot was released
-   */
+  /** {@link #release(Waiter, long, long, Outcome)} of a success or a plain 5xx. */
   public boolean release(Waiter waiter, long nowNanos, long latencyNanos, boolean failed) {
     return release(waiter, nowNanos, latencyNanos, failed ? Outcome.SERVER_ERROR : Outcome.SUCCESS);
   }
 
   /**
-   * As {@link #release(Waiter, long, long, boolean)}, with how the request ended.
+   * Gives back the slot a waiter holds and hands it to the oldest waiter that can use it; after a
+   * fast failure the backend's slot stays taken for the rest of the failure penalty, and a failure
+   * streak may hold the backend back. Releasing twice, or a waiter that holds no slot, does
+   * nothing. Call it on the waiter's own lane (its event loop).
    *
    * @return {@code true} if a slot was released
    */
@@ -269,6 +268,13 @@ public final class SlotTable {
     }
     Endpoint e = waiter.endpoint;
     ServiceSlots s = waiter.service;
+    OutlierSettings o = s.outliers;
+    boolean tripped = e.countStreak(outcome, o.consecutive5xx(), o.consecutiveGatewayFailures());
+    long penalty = failed ? o.failurePenaltyMs() * 1_000_000L - latencyNanos : 0;
+    if (tripped || penalty > 0) {
+      failedLocked(waiter, tripped, penalty, nowNanos, latencyNanos);
+      return true;
+    }
     e.release();
     s.releaseServiceSlot();
     List<ServiceSlots> sharing = servicesOf.getOrDefault(e, List.of());
@@ -301,6 +307,33 @@ public final class SlotTable {
     dispatch(candidates, nowNanos);
   }
 
+  /**
+   * A failed request ends: its slot stays taken for the {@code penalty} (if positive), and a
+   * backend whose failure streak {@code tripped} is held back locally for the base ejection time,
+   * unless that would hold back more of a subset than the service's {@code maxEjectionPercent}.
+   */
+  private synchronized void failedLocked(Waiter waiter, boolean tripped, long penalty, long nowNanos, long latencyNanos) {
+    Endpoint e = waiter.endpoint;
+    ServiceSlots s = waiter.service;
+    List<ServiceSlots> sharing = servicesOf.getOrDefault(e, List.of());
+    if (tripped && !e.held() && Holds.mayHold(e, sharing, s.outliers.maxEjectionPercent())) {
+      holds.hold(e, nowNanos + s.outliers.baseEjectionMs() * 1_000_000L);
+      e.clearStreaks();
+      membersChanged(List.of(e));
+    }
+    if (s.lockFree) {
+      s.local(waiter.lane).onComplete(e, latencyNanos, waiter.inFlight, true, nowNanos);
+    }
+    s.releaseServiceSlot();
+    if (penalty > 0) {
+      holds.penalize(waiter, nowNanos + penalty); // the backend's slot stays taken until then
+      sharing = List.of();
+    } else {
+      e.release();
+    }
+    releaseLocked(e, s, sharing, nowNanos, latencyNanos, waiter.inFlight, true);
+  }
+
   /** Active and capacity per backend, waiting per service. */
   public synchronized TableView view() {
     Map<String, TableView.EndpointCounts> ep = new LinkedHashMap<>();
@@ -326,10 +359,7 @@ public final class SlotTable {
       return false;
     }
     e.setAvailable(false);
-    for (ServiceSlots s : servicesOf.getOrDefault(e, List.of())) {
-      s.shared.reset(s.members);
-      s.generation++;
-    }
+    membersChanged(List.of(e));
     return true;
   }
 
@@ -386,14 +416,5 @@ public final class SlotTable {
       oldest.grant(e);
       oldest.granted(e);
     }
-  }
-
-  /** FNV-1a of the name: unlike {@code String.hashCode}'s use, fixed by this code for all JVMs. */
-  private static long stableHash(String s) {
-    long h = 0xcbf29ce484222325L;
-    for (int i = 0; i < s.length(); i++) {
-      h = (h ^ s.charAt(i)) * 0x100000001b3L;
-    }
-    return h;
   }
 }

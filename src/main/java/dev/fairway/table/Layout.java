@@ -5,6 +5,7 @@ import dev.fairway.config.BackendConfig;
 import dev.fairway.config.ServiceConfig;
 import dev.fairway.slots.EndpointSpec;
 import dev.fairway.slots.ServiceSpec;
+import dev.fairway.slots.SlowStart;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -42,7 +43,7 @@ record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<Endpoint
       inAny.addAll(subset);
       List<String> ordered = ids.stream().filter(subset::contains).toList();
       serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered,
-          s.balancing()));
+          s.balancing(), s.outlierDetection(), new SlowStart(s.slowStartMs(), s.slowStartInitialPercent())));
     }
     List<EndpointSpec> endpointSpecs = new ArrayList<>();
     for (Backend e : backends) {

@@ -50,7 +50,7 @@ class ConfigParserTest {
         new HealthCheckSettings("/health", 2000, 1000, 2, 3), BalancingSettings.DEFAULTS,
         List.of(new BackendConfig("b1", "http://127.0.0.1:9001", "127.0.0.1", 9001, 3, 1),
             new BackendConfig("b2", "http://127.0.0.1:9002", "127.0.0.1", 9002, 4, 1)),
-        OutlierSettings.DEFAULTS, 0, 50));
+        OutlierSettings.DEFAULTS, 0, 10, 50));
     assertThat(c.demo()).contains(new DemoSettings(List.of(
         new DemoSettings.DemoBackend(9001, 2), new DemoSettings.DemoBackend(9002, 2))));
   }
@@ -269,7 +269,7 @@ class ConfigParserTest {
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
-            + "timeouts, healthCheck, balancing, slowStartMs, panicThresholdPercent, backends",
+            + "timeouts, healthCheck, balancing, slowStartMs, slowStartInitialPercent, panicThresholdPercent, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",
         "services[0].backends[0].wieght: unknown key; expected one of url, capacity, weight, id",
         "demo.backends[1].prt: unknown key; expected one of port, workMs");
