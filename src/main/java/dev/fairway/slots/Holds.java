@@ -13,14 +13,14 @@ import java.util.PriorityQueue;
  * failed fast (the failure penalty) and backends held back after a failure streak (local
  * ejection).
  *
- * <p>Example: a request to b1 fails after 1 ms with a 100 ms penalty: {@code penalize(w, t + 99
+ * <p>Example: a request to b1 fails after 1 ms with a 100 ms penalty: {@code penalize(b1, t + 99
  * ms)} keeps its slot taken; {@code expire(t + 99 ms)} gives it back and returns b1, whose waiters
  * may then be served.
  *
  * <p>Used under the table's lock, but for {@link #due}, which any thread may read.
  */
 final class Holds {
-  private record Penalty(Waiter waiter, long until) {
+  private record Penalty(Endpoint endpoint, long until) {
   }
 
   private final PriorityQueue<Penalty> penalties = new PriorityQueue<>((a, b) -> Long.compare(a.until - b.until, 0));
@@ -28,9 +28,12 @@ final class Holds {
   private volatile boolean pending;
   private volatile long nextDue;
 
-  /** Keeps the slot of {@code waiter} taken until {@code until}. */
-  void penalize(Waiter waiter, long until) {
-    penalties.add(new Penalty(waiter, until));
+  /**
+   * Keeps one slot of {@code e} taken until {@code until} (the endpoint, not the waiter: a waiter
+   * may take a slot elsewhere meanwhile, e.g. for a retry).
+   */
+  void penalize(Endpoint e, long until) {
+    penalties.add(new Penalty(e, until));
     reschedule();
   }
 
@@ -80,9 +83,9 @@ final class Holds {
   List<Endpoint> expire(long now) {
     List<Endpoint> freed = new ArrayList<>();
     while (!penalties.isEmpty() && now - penalties.peek().until >= 0) {
-      Waiter w = penalties.poll().waiter;
-      w.endpoint.release();
-      freed.add(w.endpoint);
+      Endpoint e = penalties.poll().endpoint;
+      e.release();
+      freed.add(e);
     }
     for (Iterator<Map.Entry<Endpoint, Long>> it = held.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<Endpoint, Long> h = it.next();

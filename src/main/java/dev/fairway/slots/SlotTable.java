@@ -326,7 +326,7 @@ public final class SlotTable {
     }
     s.releaseServiceSlot();
     if (penalty > 0) {
-      holds.penalize(waiter, nowNanos + penalty); // the backend's slot stays taken until then
+      holds.penalize(e, nowNanos + penalty); // the backend's slot stays taken until then
       sharing = List.of();
     } else {
       e.release();

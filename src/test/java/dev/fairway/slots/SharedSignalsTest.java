@@ -2,6 +2,8 @@ package dev.fairway.slots;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairway.config.BalancingSettings;
+import dev.fairway.config.OutlierSettings;
 import dev.fairway.config.StrategyName;
 import dev.fairway.slots.SlotTableTest.Rec;
 import java.util.ArrayList;
@@ -23,8 +25,10 @@ class SharedSignalsTest {
     return specs;
   }
 
+  /** Least-loaded without the failure penalty, so that only the error counts differ. */
   private static ServiceSpec leastLoaded(List<String> members) {
-    return new ServiceSpec("s", StrategyName.LEAST_LOADED, 100, 0, members);
+    return new ServiceSpec("s", StrategyName.LEAST_LOADED, 100, 0, members, BalancingSettings.DEFAULTS,
+        new OutlierSettings(5, 5, 30_000, 300_000, 50, 0, null), SlowStart.OFF);
   }
 
   /** Four failures of b1, one on each of {@code lanes} lanes (round robin), then nine picks on lane 0. */
