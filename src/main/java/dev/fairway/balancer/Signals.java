@@ -1,5 +1,7 @@
 package dev.fairway.balancer;
 
+import java.util.Collection;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -30,5 +32,10 @@ public final class Signals<S> {
   public S of(Endpoint endpoint) {
     S s = byEndpoint.get(endpoint);
     return s != null ? s : byEndpoint.computeIfAbsent(endpoint, k -> factory.get());
+  }
+
+  /** Forgets every backend but {@code keep} (the service's members now), so churn leaves nothing behind. */
+  void retain(Collection<Endpoint> keep) {
+    byEndpoint.keySet().retainAll(keep instanceof Set<?> ? keep : Set.copyOf(keep));
   }
 }

@@ -2,6 +2,8 @@ package dev.fairway.balancer;
 
 import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.StrategyName;
+import java.util.Collection;
+import java.util.function.LongFunction;
 
 /**
  * Creates a fresh strategy instance for a service.
@@ -39,32 +41,48 @@ public final class Strategies {
    * <p>Example: {@code Family f = family(LEAST_LOADED, DEFAULTS)}; an error completed on
    * {@code f.create(1)} counts for the picks of {@code f.create(2)} too.
    */
-  @FunctionalInterface
-  public interface Family {
+  public static final class Family {
+    private final LongFunction<Strategy> maker;
+    private final Signals<?> signals;
+
+    private Family(LongFunction<Strategy> maker, Signals<?> signals) {
+      this.maker = maker;
+      this.signals = signals;
+    }
+
     /** A new instance; {@code seed} drives its random draws, if it makes any. */
-    Strategy create(long seed);
+    public Strategy create(long seed) {
+      return maker.apply(seed);
+    }
+
+    /** Forgets the signals of every backend but the service's {@code members}. */
+    public void retain(Collection<Endpoint> members) {
+      if (signals != null) {
+        signals.retain(members);
+      }
+    }
   }
 
   /** The family of {@code name} with the service's tuning; see {@link Family}. */
   public static Family family(StrategyName name, BalancingSettings settings) {
     return switch (name) {
-      case ROUND_ROBIN -> seed -> new RoundRobin();
-      case SLOT_QUEUE -> seed -> new SlotQueue();
-      case WEIGHTED_ROUND_ROBIN -> seed -> new WeightedRoundRobin();
-      case INTERLEAVED_WEIGHTED_ROUND_ROBIN -> seed -> new InterleavedWeightedRoundRobin();
+      case ROUND_ROBIN -> new Family(seed -> new RoundRobin(), null);
+      case SLOT_QUEUE -> new Family(seed -> new SlotQueue(), null);
+      case WEIGHTED_ROUND_ROBIN -> new Family(seed -> new WeightedRoundRobin(), null);
+      case INTERLEAVED_WEIGHTED_ROUND_ROBIN -> new Family(seed -> new InterleavedWeightedRoundRobin(), null);
       case LEAST_LOADED -> {
         Signals<LeastLoaded.Errors> errors = LeastLoaded.signals();
-        yield seed -> new LeastLoaded(settings.errorWindowMs() * MS, errors);
+        yield new Family(seed -> new LeastLoaded(settings.errorWindowMs() * MS, errors), errors);
       }
       case FAIR_SHARE -> {
         FairShare.Shared windows = new FairShare.Shared(settings.fairShareWindow());
-        yield seed -> new FairShare(settings.fairShareWindow(), settings.fairShareMedian(),
-            FairShare.DEFAULT_INITIAL_LATENCY_NANOS, windows);
+        yield new Family(seed -> new FairShare(settings.fairShareWindow(), settings.fairShareMedian(),
+            FairShare.DEFAULT_INITIAL_LATENCY_NANOS, windows), windows.members);
       }
       case P2C_PEAK_EWMA -> {
         Signals<P2cPeakEwma.Estimate> estimates = P2cPeakEwma.signals();
-        yield seed -> new P2cPeakEwma(seed, settings.ewmaDecayMs() * MS, settings.errorPenaltyMs() * MS,
-            P2cPeakEwma.DEFAULT_INITIAL_LATENCY_NANOS, estimates);
+        yield new Family(seed -> new P2cPeakEwma(seed, settings.ewmaDecayMs() * MS, settings.errorPenaltyMs() * MS,
+            P2cPeakEwma.DEFAULT_INITIAL_LATENCY_NANOS, estimates), estimates);
       }
     };
   }

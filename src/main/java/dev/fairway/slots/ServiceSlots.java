@@ -128,6 +128,7 @@ public final class ServiceSlots {
       }
     }
     members = List.copyOf(next);
+    plan.family().retain(members);
     shared.reset(members);
     generation++;
   }

@@ -79,4 +79,22 @@ class SharedSignalsTest {
     table.apply(three(2), List.of(leastLoaded(List.of("b1", "b2"))), NOW);
     assertThat(queued.grants).containsExactly("b2");
   }
+
+  @Test
+  void aBackendThatLeavesTheServiceLeavesItsSignalsBehind() {
+    SlotTable table = new SlotTable(1, 1);
+    table.apply(three(10), List.of(leastLoaded(List.of("b1"))), NOW);
+    Rec f = new Rec("f");
+    table.acquire(table.service("s"), f, NOW, 0);
+    table.release(f, NOW, 1000, true); // one error of b1
+    table.apply(three(10), List.of(leastLoaded(List.of("b2", "b3"))), NOW);
+    table.apply(three(10), List.of(leastLoaded(List.of("b1", "b2", "b3"))), NOW);
+    List<String> picks = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Rec r = new Rec("r" + i);
+      table.acquire(table.service("s"), r, NOW, 0);
+      picks.add(r.endpoint().id());
+    }
+    assertThat(String.join(" ", picks)).isEqualTo("b1 b2 b3"); // b1 comes back without its old error
+  }
 }
