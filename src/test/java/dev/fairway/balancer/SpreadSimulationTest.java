@@ -87,8 +87,10 @@ class SpreadSimulationTest {
           table.append(SpreadSimulation.run(s, 0.7, SEED, capacity).row()).append('\n');
         }
       }
-      for (StrategyName s : StrategyName.values()) {
-        table.append(SpreadSimulation.run(s, 0.5, SEED).row()).append('\n');
+      for (double load : new double[] {0.5, 0.9}) {
+        for (StrategyName s : StrategyName.values()) {
+          table.append(SpreadSimulation.run(s, load, SEED).row()).append('\n');
+        }
       }
       System.out.println(table);
     }

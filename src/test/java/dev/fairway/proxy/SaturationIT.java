@@ -27,13 +27,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 21's saturation shape, end to end: three backends of capacity 4 behind a real Fairway,
- * 40 concurrent clients (every backend full, requests queue), and one backend that turns to
+ * 40 concurrent clients by default (every backend full, requests queue), and one backend that turns to
  * answering every request with an instant 500 while its health checks keep passing. The failed
  * share stays below 0.6 % (1.37 % measured before the shared signals, the failure penalty and the
  * local hold; HAProxy leastconn with {@code observe layer7}: 4.8 %).
  */
 class SaturationIT {
-  private static final int CLIENTS = 40;
+  /** Concurrent clients; {@code -Dsaturation.clients=N} varies the load shape. */
+  private static final int CLIENTS = Integer.getInteger("saturation.clients", 40);
   private static final int REQUESTS = 6_000;
 
   private Vertx vertx;
@@ -83,6 +84,9 @@ class SaturationIT {
     Future.all(loops).await(60, TimeUnit.SECONDS);
 
     double share = 100.0 * failed.get() / REQUESTS;
+    if (Boolean.getBoolean("saturation.print")) { // mvn -q test -Dtest=SaturationIT -Dsaturation.print=true
+      System.out.printf("%s, %d clients: %d of %d failed (%.2f %%)%n", strategy, CLIENTS, failed.get(), REQUESTS, share);
+    }
     assertThat(share).as("%s: %d of %d failed", strategy, failed.get(), REQUESTS).isLessThan(0.6);
     assertThat(b3.requests()).as("b3 was tried").isPositive();
   }
