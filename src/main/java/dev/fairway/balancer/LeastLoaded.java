@@ -26,34 +26,71 @@ import java.util.List;
  * that each saw one failure of a member all count four.
  *
  * <p>Cost: a pick scans the members: one read of each endpoint's active count and limit and of
- * its error count, and one {@code Math.exp} per member with recent errors; it stops early at a
- * member with load 0.
+ * its error count, and one {@code Math.exp} for the whole pick (counts are kept relative to a
+ * shared reference time, moved forward every 30 time constants); it stops early at a member with
+ * load 0.
  */
 public final class LeastLoaded implements Strategy {
   /** Default time constant of the error decay: 10 s. */
   public static final long DEFAULT_ERROR_WINDOW_NANOS = 10_000_000_000L;
 
-  /** A member's recent errors: a count at a time, decaying from there. Thread-safe. */
-  static final class Errors {
-    private volatile double count;
-    private volatile long stamp;
+  /** Rebase the shared decay reference once it is this many time constants old. */
+  private static final double REBASE_AFTER = 30;
 
-    synchronized void add(long nowNanos, double windowNanos) {
-      count = at(nowNanos, windowNanos) + 1;
-      stamp = nowNanos;
+  /**
+   * A member's recent errors: {@code scaled} relative to the reference time {@code ref}, so that
+   * the count now is {@code scaled × exp(−(now − ref) / window)}. Thread-safe: writes are
+   * synchronized; a read racing one may pair the new count with the old reference for an instant,
+   * which only matters across a rebase and errs by one decay step.
+   */
+  static final class Errors {
+    private volatile double scaled;
+    private volatile long ref;
+
+    /** One more error at {@code now}, kept relative to {@code newRef}. */
+    synchronized void add(long nowNanos, long newRef, double windowNanos) {
+      double later = at(nowNanos, windowNanos) + 1;
+      ref = newRef;
+      scaled = later * Math.exp((nowNanos - newRef) / windowNanos);
     }
 
     double at(long nowNanos, double windowNanos) {
-      double c = count;
-      if (c == 0) {
+      double sc = scaled;
+      return sc == 0 ? 0 : sc * Math.exp(-(nowNanos - ref) / windowNanos);
+    }
+
+    /** The count now, {@code f} being the decay from {@code pickRef} to now: one multiplication if that is this count's reference. */
+    double at(long nowNanos, double windowNanos, long pickRef, double f) {
+      double sc = scaled;
+      if (sc == 0) {
         return 0;
       }
-      long dt = nowNanos - stamp;
-      return dt <= 0 ? c : c * Math.exp(-dt / windowNanos);
+      long r = ref;
+      return r == pickRef ? sc * f : sc * Math.exp(-(nowNanos - r) / windowNanos);
+    }
+  }
+
+  /**
+   * One service's error counts and the reference time they decay from, shared by its instances,
+   * so that a pick computes the decay once rather than once per member.
+   */
+  public static final class Shared {
+    final Signals<Errors> errors = new Signals<>(Errors::new);
+    private volatile long ref;
+    private volatile boolean started;
+
+    /** The reference time at {@code now}; moved to now once too old (counts kept from before then take the slow path). */
+    long ref(long nowNanos, double windowNanos) {
+      if (!started || (nowNanos - ref) / windowNanos > REBASE_AFTER) {
+        ref = nowNanos;
+        started = true;
+      }
+      return ref;
     }
   }
 
   private final double windowNanos;
+  private final Shared shared;
   private final MemberStates<Errors> states;
   private int next;
   /** The least load found by the pick in progress. */
@@ -65,24 +102,20 @@ public final class LeastLoaded implements Strategy {
 
   /** @param errorWindowNanos time constant of the error decay; 0 ignores errors */
   public LeastLoaded(long errorWindowNanos) {
-    this(errorWindowNanos, signals());
+    this(errorWindowNanos, new Shared());
   }
 
   /**
    * @param errorWindowNanos time constant of the error decay; 0 ignores errors
-   * @param signals          the error counts, shared with the service's other instances
+   * @param shared           the error counts, shared with the service's other instances
    */
-  public LeastLoaded(long errorWindowNanos, Signals<Errors> signals) {
+  public LeastLoaded(long errorWindowNanos, Shared shared) {
     if (errorWindowNanos < 0) {
       throw new IllegalArgumentException("errorWindowNanos < 0: " + errorWindowNanos);
     }
     this.windowNanos = errorWindowNanos;
-    this.states = new MemberStates<>(signals);
-  }
-
-  /** A fresh store of error counts, to share among one service's instances. */
-  public static Signals<Errors> signals() {
-    return new Signals<>(Errors::new);
+    this.shared = shared;
+    this.states = new MemberStates<>(shared.errors);
   }
 
   @Override
@@ -98,9 +131,11 @@ public final class LeastLoaded implements Strategy {
     }
     // from the cursor to the end, then from the start to the cursor: two plain loops
     bestLoad = Long.MAX_VALUE;
-    int best = scan(arr, st, nowNanos, next, n, -1);
+    long ref = windowNanos > 0 ? shared.ref(nowNanos, windowNanos) : 0;
+    double f = windowNanos > 0 ? Math.exp(-(nowNanos - ref) / windowNanos) : 0;
+    int best = scan(arr, st, nowNanos, ref, f, next, n, -1);
     if (bestLoad != 0) {
-      best = scan(arr, st, nowNanos, 0, next, best);
+      best = scan(arr, st, nowNanos, ref, f, 0, next, best);
     }
     if (best < 0) {
       return null;
@@ -113,7 +148,7 @@ public final class LeastLoaded implements Strategy {
    * The member of least load in {@code [from, to)} if less than {@link #bestLoad}, else
    * {@code best}; lowers {@link #bestLoad} accordingly and stops at a load of 0.
    */
-  private int scan(Endpoint[] arr, Object[] st, long nowNanos, int from, int to, int best) {
+  private int scan(Endpoint[] arr, Object[] st, long nowNanos, long ref, double f, int from, int to, int best) {
     long least = bestLoad;
     boolean counting = windowNanos > 0;
     for (int i = from; i < to; i++) {
@@ -122,7 +157,7 @@ public final class LeastLoaded implements Strategy {
         continue;
       }
       if (counting) {
-        load += (long) (((Errors) st[i]).at(nowNanos, windowNanos) + 0.5);
+        load += (long) (((Errors) st[i]).at(nowNanos, windowNanos, ref, f) + 0.5);
       }
       if (load < least) {
         least = load;
@@ -139,7 +174,7 @@ public final class LeastLoaded implements Strategy {
   @Override
   public void onComplete(Endpoint endpoint, long latencyNanos, boolean failed, long nowNanos) {
     if (failed && windowNanos > 0) {
-      states.get(endpoint).add(nowNanos, windowNanos);
+      states.get(endpoint).add(nowNanos, shared.ref(nowNanos, windowNanos), windowNanos);
     }
   }
 

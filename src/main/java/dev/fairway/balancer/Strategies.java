@@ -71,8 +71,8 @@ public final class Strategies {
       case WEIGHTED_ROUND_ROBIN -> new Family(seed -> new WeightedRoundRobin(), null);
       case INTERLEAVED_WEIGHTED_ROUND_ROBIN -> new Family(seed -> new InterleavedWeightedRoundRobin(), null);
       case LEAST_LOADED -> {
-        Signals<LeastLoaded.Errors> errors = LeastLoaded.signals();
-        yield new Family(seed -> new LeastLoaded(settings.errorWindowMs() * MS, errors), errors);
+        LeastLoaded.Shared errors = new LeastLoaded.Shared();
+        yield new Family(seed -> new LeastLoaded(settings.errorWindowMs() * MS, errors), errors.errors);
       }
       case FAIR_SHARE -> {
         FairShare.Shared windows = new FairShare.Shared(settings.fairShareWindow());

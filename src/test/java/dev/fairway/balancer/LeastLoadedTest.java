@@ -98,6 +98,20 @@ class LeastLoadedTest {
     assertThat(s.errors(m.get(0), 101 * S)).isCloseTo(2 * Math.exp(-1), within(1e-9));
   }
 
+  @Test
+  void countsKeptBeforeARebaseStillDecayRightly() {
+    List<Endpoint> m = members("W1", "W2", "W3");
+    LeastLoaded s = new LeastLoaded(S);
+    s.reset(m);
+    for (int i = 0; i < 3; i++) {
+      s.onComplete(m.get(0), MS, true, 29_500 * MS); // three errors, kept against the first reference
+    }
+    s.onComplete(m.get(1), MS, true, 30_500 * MS); // 30.5 windows in: the reference moves
+    assertThat(s.errors(m.get(0), 30_500 * MS)).isCloseTo(3 * Math.exp(-1), within(1e-9));
+    // W1 3/e = 1.1 and W2 1 count as one active request each, W3 none
+    assertThat(picks(s, m, 4, 30_500 * MS)).isEqualTo("W3 W1 W2 W3");
+  }
+
   /**
    * One request a millisecond for 20 s; W1 and W2 answer in 30 ms, W3 fails in 1 ms. Without
    * error counting W3 is nearly always idle and takes most requests (sinkholing); with it, W3's
