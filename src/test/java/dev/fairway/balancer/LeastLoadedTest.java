@@ -103,8 +103,9 @@ class LeastLoadedTest {
     List<Endpoint> m = members("W1", "W2", "W3");
     LeastLoaded s = new LeastLoaded(S);
     s.reset(m);
+    s.onComplete(m.get(2), MS, true, 0); // the first reference: 0 (W3's error is gone 30 windows later)
     for (int i = 0; i < 3; i++) {
-      s.onComplete(m.get(0), MS, true, 29_500 * MS); // three errors, kept against the first reference
+      s.onComplete(m.get(0), MS, true, 29_500 * MS); // three errors, kept against that reference
     }
     s.onComplete(m.get(1), MS, true, 30_500 * MS); // 30.5 windows in: the reference moves
     assertThat(s.errors(m.get(0), 30_500 * MS)).isCloseTo(3 * Math.exp(-1), within(1e-9));
