@@ -40,9 +40,10 @@ import java.util.List;
  * idle or avoided; its latency then moves toward the service's, halving the distance every such
  * period, so a backend that once looked slow gets requests, and fresh samples, again.
  *
- * <p>The windows, predicted ends and the clock are the service's, for the whole process
+ * <p>The member windows, predicted ends and the clock are the service's, for the whole process
  * ({@link Signals}): every event loop's instance predicts from all of the process's picks and
- * completions.
+ * completions. Only the fallback (the average over every member) is each event loop's own: a
+ * sample of the same traffic, without a lock that every completion would share.
  *
  * <p>Cost: a pick scans the members, reading each endpoint's active count and limit and the
  * member's predicted end and latency (volatile fields); completions lock the member's window.
@@ -112,7 +113,7 @@ public final class FairShare implements Strategy {
     }
   }
 
-  /** One service's windows: one per member and the service's own, shared by its instances. */
+  /** One service's member windows and clock, shared by its instances. */
   public static final class Shared {
     private static final VarHandle CLOCK;
 
@@ -125,7 +126,6 @@ public final class FairShare implements Strategy {
     }
 
     final Signals<Window> members;
-    final Window service;
     /** The service's clock: where the latest pick's request was predicted to start; never goes back. */
     private volatile long clock;
 
@@ -140,13 +140,13 @@ public final class FairShare implements Strategy {
     /** @param window completions remembered per member (N) */
     public Shared(int window) {
       this.members = new Signals<>(() -> new Window(window));
-      this.service = new Window(window);
     }
   }
 
   private final int windowSize;
   private final boolean median;
   private final long initialLatencyNanos;
+  /** This instance's window over every member: the fallback latency (per event loop, so no lock is shared). */
   private final Window service;
   private final Shared shared;
   private final MemberStates<Window> states;
@@ -175,7 +175,7 @@ public final class FairShare implements Strategy {
     this.windowSize = window;
     this.median = median;
     this.initialLatencyNanos = initialLatencyNanos;
-    this.service = shared.service;
+    this.service = new Window(window);
     this.shared = shared;
     this.states = new MemberStates<>(shared.members);
   }
