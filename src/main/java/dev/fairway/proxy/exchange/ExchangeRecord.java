@@ -98,7 +98,7 @@ final class ExchangeRecord {
     long latency = slotNanos == 0 ? 0 : now - slotNanos; // 0: released before any backend was tried
     Outcome result = outcome != Ending.FAILED ? Outcome.SUCCESS
         : backendStatus >= 500 ? Outcome.of(backendStatus, backendRetryAfter)
-        : Outcome.GATEWAY_FAILURE;
+        : Outcome.NO_ANSWER;
     if (ctx.table().release(w, now, latency, result) && outcome != Ending.ABORTED) {
       ctx.tally().record(e.id(), latency, result, loadReport);
       ctx.metrics().backend(e.id()).record(backendStatus, latency);
