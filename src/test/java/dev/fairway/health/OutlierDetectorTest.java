@@ -168,6 +168,16 @@ class OutlierDetectorTest {
   }
 
   @Test
+  void aPassingHealthCheckEndsAnEjectionEarlyAndTheNextOneLastsLonger() {
+    OutlierDetector d = detector(OutlierSettings.DEFAULTS, 3);
+    assertThat(run(d, "b1:500x5")).isEqualTo("eject b1 ->30");
+    assertThat(d.endEarly("b1", ORIGIN + 2 * SECOND).map(OutlierEvent::reason)).contains("ejection 1 ended: health check passed");
+    assertThat(d.ejected("b1")).isFalse();
+    assertThat(d.endEarly("b1", ORIGIN + 3 * SECOND)).isEmpty();
+    assertThat(run(d, "b1:500x5")).isEqualTo("eject b1 ->60");
+  }
+
+  @Test
   void ejectionGrowsByTheBaseUpToTheCap() {
     OutlierDetector d = detector(new OutlierSettings(1, 1, 30_000, 70_000, 50, 100, null), 2);
     assertThat(run(d, "b1:500 t=30 tick b1:500 t=90 tick b1:500 t=160 tick b1:500"))
