@@ -11,10 +11,11 @@ package dev.fairway.config;
  * off.
  *
  * @param consecutive5xx             5xx answers in a row that eject (a backend's own 503 with
- *                                   {@code Retry-After} says "overloaded" and does not count), at
- *                                   least 1
- * @param consecutiveGatewayFailures 502, 503, 504 answers or connect failures in a row that eject,
- *                                   at least 1
+ *                                   {@code Retry-After} says "overloaded" and neither counts nor
+ *                                   breaks the run; a connect failure is no answer and does not
+ *                                   count), at least 1
+ * @param consecutiveGatewayFailures 502, 503, 504 answers, connect failures or answers not come in
+ *                                   time, in a row, that eject (another 5xx breaks the run), at least 1
  * @param baseEjectionMs             length of the first ejection; the n-th lasts n times this
  * @param maxEjectionMs              longest ejection, at least {@code baseEjectionMs}; also the
  *                                   clean time after which the ejection count goes down by one
