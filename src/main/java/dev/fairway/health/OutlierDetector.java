@@ -125,6 +125,11 @@ public final class OutlierDetector {
     }
   }
 
+  /** A new backend took {@code id} (its URL changed): it starts clean, ejected or not. */
+  public void restart(String id) {
+    tracks.computeIfPresent(id, (k, t) -> new Track());
+  }
+
   /**
    * Sets the service's subset: a member is ejected only if it belongs to it, the ejected stay
    * within {@code maxEjectionPercent} of it and another of its members stays usable. Example:

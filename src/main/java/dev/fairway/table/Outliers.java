@@ -28,7 +28,7 @@ import java.util.Set;
  * <p>On a reload a service whose settings changed gets a new detector that keeps its members'
  * ejections (their end and count); runs and success rates start again. A backend whose only
  * ejecting detector went (its service left, or it left the service) leaves the ejected state and
- * waits for a passing health check.
+ * waits for a passing health check; a backend replaced under its id (a new URL) starts clean.
  */
 final class Outliers {
   private final Map<String, Backend> backends;
@@ -55,7 +55,14 @@ final class Outliers {
       } else if (!d.settings().equals(s.outlierDetection())) {
         d = d.reconfigured(s.outlierDetection());
       }
-      d.setMembers(members.getOrDefault(s.name(), List.of()));
+      List<String> ids = members.getOrDefault(s.name(), List.of());
+      d.setMembers(ids);
+      for (String id : ids) {
+        Backend b = backends.get(id);
+        if (d.ejected(id) && b != null && !b.status.ejected()) {
+          d.restart(id); // a new backend under the id (its URL changed): its state is new too
+        }
+      }
       d.setGroup(subsets.getOrDefault(s.name(), Set.of()));
       next.put(s.name(), d);
     }

@@ -170,4 +170,19 @@ class BackendTableOutlierTest extends TableHarness {
     assertThat(take()).isEqualTo("b3 healthy->draining, b2 ejected->unhealthy, check b2 now");
     assertThat(table.nextEjectionEndNanos()).isEmpty();
   }
+
+  @Test
+  void aBackendReplacedUnderItsIdStartsClean() {
+    Object[] three = {backend("b1", 9001, 2), backend("b2", 9002, 2), backend("b3", 9003, 2)};
+    start(config(service("a", Map.of(), three)));
+    take();
+    observe("b2", SERVER_ERROR, 5, now);
+    assertThat(take()).isEqualTo("b2 healthy->ejected");
+    table.reload(config(service("a", Map.of(), backend("b1", 9001, 2), backend("b2", 9012, 2),
+        backend("b3", 9003, 2))), "hash2", now + S);
+    assertThat(take()).isEqualTo("b2 removed: replaced by the new config, check b2 in 1");
+    assertThat(table.nextEjectionEndNanos()).as("the old b2's ejection went with it").isEmpty();
+    observe("b3", SERVER_ERROR, 5, now + S);
+    assertThat(take()).as("b3 may be ejected: the new b2 is no ejected one").isEqualTo("b3 healthy->ejected");
+  }
 }
