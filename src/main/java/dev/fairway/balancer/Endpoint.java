@@ -190,9 +190,11 @@ public final class Endpoint {
   }
 
   /**
-   * Counts a request's outcome toward the failure streaks: a success ends both, a 5xx other than
-   * a gateway failure ends the gateway streak and lengthens the 5xx one, a gateway failure
-   * lengthens both, an {@link Outcome#OVERLOADED overloaded} answer changes neither.
+   * Counts a request's outcome toward the failure streaks, as the balancer's outlier detection
+   * counts runs: a success ends both, a 5xx other than a gateway failure ends the gateway streak
+   * and lengthens the 5xx one, a gateway failure lengthens both, no answer lengthens the gateway
+   * streak only, and an {@link Outcome#OVERLOADED overloaded} answer or an
+   * {@link Outcome#ABANDONED abandoned} request changes neither.
    *
    * @return whether a streak reached its limit with this outcome
    */
@@ -215,6 +217,9 @@ public final class Endpoint {
         int s5 = (int) STREAK_5XX.getAndAdd(this, 1) + 1;
         int sg = (int) STREAK_GATEWAY.getAndAdd(this, 1) + 1;
         return s5 == max5xx || sg == maxGateway;
+      }
+      case NO_ANSWER -> {
+        return (int) STREAK_GATEWAY.getAndAdd(this, 1) + 1 == maxGateway;
       }
       default -> {
         return false;

@@ -200,7 +200,7 @@ public final class ConfigParser {
     Timeouts timeouts = timeouts(n.object("timeouts"));
     HealthCheckSettings health = HealthCheckParser.parse(n.object("healthCheck"));
     BalancingSettings balancing = balancing(n.object("balancing"));
-    OutlierSettings outliers = OutlierSettings.DEFAULTS;
+    OutlierSettings outliers = OutlierParser.parse(n.object("outlierDetection"));
     long slowStartMs = n.longIn("slowStartMs", 0, 0, 3_600_000);
     int slowStartInitialPercent = n.intIn("slowStartInitialPercent", 10, 1, 100);
     int panicThresholdPercent = n.intIn("panicThresholdPercent", 50, 0, 100);

@@ -4,9 +4,6 @@ import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
-import dev.fairway.health.OutlierDetector;
-import dev.fairway.health.OutlierEvent;
-import dev.fairway.config.OutlierSettings;
 import dev.fairway.health.Transition;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
@@ -52,7 +49,7 @@ public final class BackendTable {
   private int configVersion = 1;
   private String configHash;
   private Map<String, Set<String>> subsets = Map.of();
-  private final OutlierDetector outliers = new OutlierDetector(OutlierSettings.DEFAULTS);
+  private final Outliers outliers;
   private long lastTickNanos;
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   private int clientId;
@@ -76,6 +73,7 @@ public final class BackendTable {
     this.roster = new Roster(random, listener, this::transition);
     this.backends = roster.backends;
     this.services = roster.services;
+    this.outliers = new Outliers(backends, listener, this::transition);
     this.lastTickNanos = nowNanos;
     this.clientId = config.subsetting().clientId();
     this.clientCount = config.subsetting().clientCount();
@@ -129,8 +127,7 @@ public final class BackendTable {
     Map<String, Set<String>> previous = subsets;
     subsets = layout.subsets();
     backends.values().forEach(e -> e.inAnySubset = layout.inAny().contains(e.id()));
-    outliers.setMembers(backends.keySet());
-    outliers.setGroups(subsets.values());
+    outliers.arrange(services.values(), roster.members, subsets);
     slots.apply(layout.endpoints(), layout.services(), nowNanos);
     noteSubsetChanges(previous);
     List<Route> routes = new ArrayList<>();
@@ -171,7 +168,7 @@ public final class BackendTable {
       return;
     }
     if (r.passed()) {
-      outliers.endEarly(id, nowNanos).ifPresent(ev -> transition(e, e.status.endEjection(ev.reason()), nowNanos));
+      outliers.endEarly(e, nowNanos);
     }
     transition(e, r.status() == 0
         ? e.status.onCheckFailure(r.failure())
@@ -201,7 +198,10 @@ public final class BackendTable {
     }
   }
 
-  /** A proxy's counts of the last period: rates, load reports and passive ejection. */
+  /**
+   * A proxy's counts of the last period: rates, load reports and passive ejection, by each
+   * service's detector over its members' observations ({@link Outliers}).
+   */
   public void onObservations(ObservationBatch batch, long nowNanos) {
     for (Observation o : batch.observations()) {
       Backend e = backends.get(o.backendId());
@@ -210,21 +210,9 @@ public final class BackendTable {
       }
       e.stats.add(o);
       e.onLoadReport(o.loadReport(), nowNanos);
-      if (o.sawSuccess()) {
-        outliers.onSuccess(o.backendId());
-      }
-      int failures = o.sawSuccess() ? o.trailingFailures() : o.failures();
-      for (int i = 0; i < failures; i++) {
-        outliers.onFailure(o.backendId(), "consecutive connect failures or 5xx", nowNanos, this::usable)
-            .ifPresent(ev -> transition(e, e.status.eject(ev.reason()), nowNanos));
-      }
+      outliers.observe(o, e, nowNanos);
     }
-  }
-
-  /** Whether a backend takes requests now (healthy, not lame duck, ejected or draining). */
-  private boolean usable(String id) {
-    Backend e = backends.get(id);
-    return e != null && e.status.available();
+    outliers.evaluate(nowNanos);
   }
 
   /** When the earliest passive ejection ends, for {@link #endEjections}. */
@@ -234,13 +222,7 @@ public final class BackendTable {
 
   /** Ends the ejections whose time has come; each backend is then checked at once. */
   public void endEjections(long nowNanos) {
-    for (OutlierEvent ev : outliers.returnDue(nowNanos)) {
-      Backend e = backends.get(ev.backendId());
-      if (e != null) {
-        transition(e, e.status.endEjection(ev.reason()), nowNanos);
-        listener.checkNow(e.id());
-      }
-    }
+    outliers.endEjections(nowNanos);
   }
 
   /**

@@ -67,4 +67,17 @@ class EndpointTest {
     assertThatThrownBy(() -> new WeightedRoundRobin().pick(mixed, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("b1 and b2");
   }
+
+  @Test
+  void streaksCountRunsAsTheOutlierDetectorDoes() {
+    Endpoint e = new Endpoint("b1", "127.0.0.1", 9001, new WeightEpoch());
+    StringBuilder tripped = new StringBuilder();
+    for (Outcome o : List.of(Outcome.NO_ANSWER, Outcome.NO_ANSWER, Outcome.ABANDONED, Outcome.OVERLOADED,
+        Outcome.NO_ANSWER, Outcome.SERVER_ERROR, Outcome.SERVER_ERROR, Outcome.ABANDONED, Outcome.GATEWAY_FAILURE,
+        Outcome.SUCCESS, Outcome.SERVER_ERROR)) {
+      tripped.append(e.countStreak(o, 3, 3) ? "T" : ".");
+    }
+    // no answers run to 3 through an abandoned and an overloaded one; 5xx runs to 3 with the gateway failure
+    assertThat(tripped.toString()).isEqualTo("....T...T..");
+  }
 }

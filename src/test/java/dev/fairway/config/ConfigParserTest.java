@@ -269,7 +269,8 @@ class ConfigParserTest {
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
-            + "timeouts, healthCheck, balancing, slowStartMs, slowStartInitialPercent, panicThresholdPercent, backends",
+            + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
+            + "panicThresholdPercent, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",
         "services[0].backends[0].wieght: unknown key; expected one of url, capacity, weight, id",
         "demo.backends[1].prt: unknown key; expected one of port, workMs");

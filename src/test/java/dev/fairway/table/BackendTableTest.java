@@ -3,9 +3,7 @@ package dev.fairway.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fairway.balancer.Observation;
-import dev.fairway.balancer.ObservationBatch;
-import java.util.List;
+import dev.fairway.balancer.Outcome;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -119,7 +117,7 @@ class BackendTableTest extends TableHarness {
     assertThat(take()).isEmpty();
     table.onObservations(failures("b2", 1), now);
     assertThat(take()).isEqualTo("b2 healthy->ejected");
-    assertThat(table.backend("b2").reason()).contains("5 consecutive failures").contains("ejected for 30 s");
+    assertThat(table.backend("b2").reason()).contains("service a: 5 consecutive 5xx").contains("ejected for 30 s");
     assertThat(grants("a")).isEqualTo("b1 b3 b1");
     assertThat(table.nextEjectionEndNanos().getAsLong() - now).isEqualTo(30 * S);
     table.endEjections(now + 30 * S - 1);
@@ -157,9 +155,9 @@ class BackendTableTest extends TableHarness {
   void aSuccessResetsTheCountAndAtMostHalfASubsetIsEjected() {
     startAB();
     table.onObservations(failures("b2", 4), now);
-    table.onObservations(new ObservationBatch(List.of(new Observation("b2", 2, 1, 0, true, 0, null))), now);
-    table.onObservations(failures("b2", 4), now);
-    assertThat(take()).as("4 + 1, but a success came between").isEmpty();
+    table.onObservations(batch("b2", Outcome.SUCCESS, Outcome.SERVER_ERROR), now);
+    table.onObservations(failures("b2", 3), now);
+    assertThat(take()).as("4, then a success, then 1 + 3").isEmpty();
     table.onObservations(failures("b2", 1), now);
     table.onObservations(failures("b3", 5), now);
     assertThat(take()).as("b3 would make two of three ejected").isEqualTo("b2 healthy->ejected");

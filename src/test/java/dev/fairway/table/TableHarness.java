@@ -1,8 +1,9 @@
 package dev.fairway.table;
 
 import dev.fairway.balancer.Endpoint;
-import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
+import dev.fairway.balancer.Outcome;
+import dev.fairway.balancer.OutcomeCounts;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.ConfigParser;
 import dev.fairway.config.FairwayConfig;
@@ -12,6 +13,7 @@ import dev.fairway.slots.Admission;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.slots.Waiter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,8 +153,14 @@ abstract class TableHarness {
     return new CheckOutcome(0, false, false, null, "connection refused");
   }
 
+  /** One period of {@code n} 500 answers of {@code id}. */
   static ObservationBatch failures(String id, int n) {
-    return new ObservationBatch(List.of(new Observation(id, n, n, n, false, n * 1_000_000L, null)));
+    return batch(id, Collections.nCopies(n, Outcome.SERVER_ERROR).toArray(Outcome[]::new));
+  }
+
+  /** One period of {@code id}'s requests ending as {@code outcomes}, in this order. */
+  static ObservationBatch batch(String id, Outcome... outcomes) {
+    return new ObservationBatch(List.of(OutcomeCounts.of(id, outcomes)));
   }
 
   /** A waiter for {@link SlotTable#acquire} that ignores late grants. */

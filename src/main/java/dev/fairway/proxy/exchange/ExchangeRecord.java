@@ -96,9 +96,11 @@ final class ExchangeRecord {
       return;
     }
     long latency = slotNanos == 0 ? 0 : now - slotNanos; // 0: released before any backend was tried
-    Outcome result = outcome != Ending.FAILED ? Outcome.SUCCESS
-        : backendStatus >= 500 ? Outcome.of(backendStatus, backendRetryAfter)
-        : Outcome.GATEWAY_FAILURE;
+    Outcome result = switch (outcome) {
+      case OK -> Outcome.SUCCESS;
+      case FAILED -> backendStatus >= 500 ? Outcome.of(backendStatus, backendRetryAfter) : Outcome.NO_ANSWER;
+      case ABORTED -> backendStatus > 0 ? Outcome.of(backendStatus, backendRetryAfter) : Outcome.ABANDONED;
+    };
     if (ctx.table().release(w, now, latency, result) && outcome != Ending.ABORTED) {
       ctx.tally().record(e.id(), latency, result, loadReport);
       ctx.metrics().backend(e.id()).record(backendStatus, latency);
