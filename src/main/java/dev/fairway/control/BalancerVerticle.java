@@ -194,6 +194,16 @@ public final class BalancerVerticle extends VerticleBase {
     public void note(String line) {
       LOG.info(line);
     }
+
+    @Override
+    public void panic(String service, boolean on, String line) {
+      if (on) {
+        LOG.warn(line);
+      } else {
+        LOG.info(line);
+      }
+      metrics.panic(service, on);
+    }
   }
 
   private void updateReadings(BackendView b) {

@@ -19,7 +19,10 @@ final class TableJson {
   private TableJson() {
   }
 
-  /** Every service with its backends, in config order. */
+  /**
+   * Every service with its backends, in config order; {@code panic} tells whether it spreads over
+   * all of its backends now, its subset having too few healthy ones.
+   */
   static JsonArray services(BackendTable table, TableView view) {
     JsonArray out = new JsonArray();
     for (ServiceConfig s : table.services()) {
@@ -36,6 +39,7 @@ final class TableJson {
           .put("strategy", s.strategy().configName())
           .put("waiting", sc == null ? 0 : sc.waiting())
           .put("active", sc == null ? 0 : sc.active())
+          .put("panic", table.panicking(s.name()))
           .put("clientId", table.clientId())
           .put("clientCount", table.clientCount())
           .put("configVersion", table.configVersion())

@@ -14,14 +14,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Fairway's own meters, labelled only by backend id and service name (bounded cardinality).
  *
  * <p>Example: after {@code syncTopology(Set.of("b1"), Set.of("api"))} the registry has
  * {@code fairway_backend_active{backend="b1"}}, {@code fairway_backend_capacity{backend="b1"}} and
- * {@code fairway_service_waiting{service="api"}}, read live from the slot table; a backend that
- * leaves the config loses its gauges.
+ * {@code fairway_service_waiting{service="api"}}, read live from the slot table, and
+ * {@code fairway_service_panic{service="api"}}; a backend or service that leaves the config loses
+ * its gauges.
  */
 public final class FairwayMetrics {
   private final MeterRegistry registry;
@@ -29,6 +31,8 @@ public final class FairwayMetrics {
   private final Map<String, ServiceMeters> services = new ConcurrentHashMap<>();
   private final Map<String, List<Meter>> backendGauges = new ConcurrentHashMap<>();
   private final Map<String, Meter> serviceGauges = new ConcurrentHashMap<>();
+  private final Map<String, Meter> panicGauges = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> panics = new ConcurrentHashMap<>();
   private final Map<String, BackendReadings> readings = new ConcurrentHashMap<>();
   private final Map<String, BackendMeters> backendMeters = new ConcurrentHashMap<>();
   /** The states a backend can report, as in {@code GET /api/services}. */
@@ -72,6 +76,21 @@ public final class FairwayMetrics {
         .tag("backend", backendId).tag("state", state).register(registry).increment();
   }
 
+  /**
+   * A service's panic started ({@code on}: {@code fairway_service_panic} 1 and
+   * {@code fairway_service_panics_total} counts it) or ended ({@code fairway_service_panic} 0).
+   */
+  public void panic(String service, boolean on) {
+    panicFlag(service).set(on ? 1 : 0);
+    if (on) {
+      counter("fairway_service_panics", service, "Panics started: the subset had too few healthy backends").increment();
+    }
+  }
+
+  private AtomicInteger panicFlag(String service) {
+    return panics.computeIfAbsent(service, k -> new AtomicInteger());
+  }
+
   /** Registers gauges for new backends and services and removes those of departed ones. */
   public synchronized void syncTopology(Set<String> backendIds, Set<String> serviceNames) {
     for (String id : backendIds) {
@@ -82,9 +101,20 @@ public final class FairwayMetrics {
       serviceGauges.computeIfAbsent(name, k -> Gauge.builder("fairway_service_waiting", () -> waiting(k))
           .tag("service", k).description("Requests waiting for a free slot").register(registry));
     }
+    for (String name : serviceNames) {
+      panicGauges.computeIfAbsent(name, k -> Gauge.builder("fairway_service_panic", panicFlag(k), AtomicInteger::get)
+          .tag("service", k).description("1 while the service spreads over all of its backends (panic), else 0")
+          .register(registry));
+    }
     for (String name : new ArrayList<>(serviceGauges.keySet())) {
       if (!serviceNames.contains(name)) {
         registry.remove(serviceGauges.remove(name));
+      }
+    }
+    for (String name : new ArrayList<>(panicGauges.keySet())) {
+      if (!serviceNames.contains(name)) {
+        registry.remove(panicGauges.remove(name));
+        panics.remove(name);
       }
     }
   }

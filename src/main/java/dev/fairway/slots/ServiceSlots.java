@@ -82,6 +82,11 @@ public final class ServiceSlots {
     return name;
   }
 
+  /** The ids of the members picks choose among now (available or not), in order. */
+  public List<String> memberIds() {
+    return members.stream().map(Endpoint::id).toList();
+  }
+
   /** The strategy of {@code lane}, rebuilt or reset on that lane's thread after a change. */
   Strategy local(int lane) {
     Strategy s = shared;

@@ -7,6 +7,7 @@ import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.config.BackendConfig;
 import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.HealthCheckSettings;
+import dev.fairway.health.BackendState;
 import dev.fairway.health.BackendStatus;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -33,6 +34,14 @@ final class Backend {
   /** The capability score times the configured weight, as last published. */
   double weight;
   boolean inAnySubset = true;
+  /** Whether this proxy checks it now (see {@link Panic}). */
+  boolean watched;
+  /** Whether a health check of it is scheduled or under way. */
+  boolean probing;
+  /** Whether its checks stopped since it was last watched, or never ran. */
+  boolean stale;
+  /** The delay of its first check once watched: spread over an interval at start-up, else at once. */
+  long firstCheckMs = 1;
 
   Backend(BackendConfig config, HealthCheckSettings healthCheck, BalancingSettings balancing, BackendStatus status) {
     this.config = config;
@@ -90,7 +99,9 @@ final class Backend {
   }
 
   BackendView view() {
-    return new BackendView(id(), config.url(), status.state(), status.reason(), inAnySubset, config.capacity(), weight,
+    boolean unchecked = !watched && (status.state() == BackendState.HEALTHY || status.state() == BackendState.UNHEALTHY);
+    String reason = unchecked ? Panic.UNCHECKED + "; last: " + status.reason() : status.reason();
+    return new BackendView(id(), config.url(), status.state(), reason, inAnySubset, config.capacity(), weight,
         stats.utilization, stats.qps, stats.eps, stats.latencyMs);
   }
 }

@@ -31,18 +31,18 @@ import java.util.random.RandomGenerator;
  * {@code onCheck} reports {@code b1 unhealthy -> healthy} and asks for the next check in one
  * interval, ±10 %.
  *
+ * <p>Under subsetting only the backends this client needs are checked, and a service whose subset
+ * has too few healthy members panics: it spreads over all of its backends ({@link Panic}).
+ *
  * <p>Time comes in as {@code nowNanos} on every call; randomness (the spread of health checks)
  * from the given generator. No I/O: timers, logs and the event bus are the listener's. Not
  * thread-safe: one owner (the balancer verticle) calls it.
  */
 public final class BackendTable {
-  /** Backends in no subset of this client are checked this many times less often. */
-  private static final int NON_MEMBER_CHECK_FACTOR = 5;
-
   private final SlotTable slots;
-  private final RandomGenerator random;
   private final TableListener listener;
   private final Roster roster;
+  private final Panic panic;
   private final Map<String, Backend> backends;
   private final Map<String, ServiceConfig> services;
   private FairwayConfig config;
@@ -68,12 +68,12 @@ public final class BackendTable {
     this.config = config;
     this.configHash = configHash;
     this.slots = slots;
-    this.random = random;
     this.listener = listener;
     this.roster = new Roster(random, listener, this::transition);
+    this.panic = new Panic(listener, random);
     this.backends = roster.backends;
     this.services = roster.services;
-    this.outliers = new Outliers(backends, listener, this::transition);
+    this.outliers = new Outliers(backends, listener, this::transition, panic::checkNow);
     this.lastTickNanos = nowNanos;
     this.clientId = config.subsetting().clientId();
     this.clientCount = config.subsetting().clientCount();
@@ -123,8 +123,10 @@ public final class BackendTable {
 
   /** Reshapes the slot table and publishes a new snapshot. */
   private void publish(long nowNanos) {
-    Layout layout = Layout.of(services.values(), roster.members, backends.values(), clientId);
     Map<String, Set<String>> previous = subsets;
+    Map<String, Set<String>> next = Layout.subsets(services.values(), roster.members, clientId);
+    Layout layout = Layout.of(services.values(), roster.members, backends.values(), next,
+        panic.update(services.values(), roster.members, next, backends));
     subsets = layout.subsets();
     backends.values().forEach(e -> e.inAnySubset = layout.inAny().contains(e.id()));
     outliers.arrange(services.values(), roster.members, subsets);
@@ -159,8 +161,8 @@ public final class BackendTable {
 
   /**
    * A health check of {@code id} ended: a passing one ends a passive ejection early; the result
-   * moves the health state; the next check is due in one interval, ±10 % (five intervals for a
-   * backend in no subset of this client).
+   * moves the health state; the next check is due in one interval, ±10 %, while the backend is
+   * watched (in a subset of this client, or of a service near panic: see {@link Panic}).
    */
   public void onCheck(String id, CheckOutcome r, long nowNanos) {
     Backend e = backends.get(id);
@@ -174,9 +176,7 @@ public final class BackendTable {
         ? e.status.onCheckFailure(r.failure())
         : e.status.onCheckResponse(r.failure(), r.lameDuck()), nowNanos);
     e.onLoadReport(r.loadReport(), nowNanos);
-    long interval = e.healthCheck.intervalMs() * (e.inAnySubset ? 1 : NON_MEMBER_CHECK_FACTOR);
-    long jitter = interval / 10;
-    listener.checkDue(id, interval - jitter + random.nextLong(2 * jitter + 1));
+    panic.afterCheck(e);
   }
 
   /** Where and how to check {@code id}, or empty if it left the table. */
@@ -282,7 +282,7 @@ public final class BackendTable {
     }
     transition(e, on ? e.status.enterLameDuck() : e.status.leaveLameDuck(), nowNanos);
     if (!on) {
-      listener.checkNow(id);
+      panic.checkNow(e);
     }
   }
 
@@ -350,6 +350,11 @@ public final class BackendTable {
   /** Each service's subset for this client. */
   public Map<String, Set<String>> subsets() {
     return Collections.unmodifiableMap(subsets);
+  }
+
+  /** Whether {@code service} spreads over all of its backends now (see {@link Panic}). */
+  public boolean panicking(String service) {
+    return panic.panicking(service);
   }
 
   public boolean inSubset(String service, String id) {

@@ -21,7 +21,8 @@ import java.util.Set;
  *
  * <p>Example: service {@code api} over members {@code [b1, b2]} with subset size 0 gives subsets
  * {@code {api=[b1, b2]}}, one {@code ServiceSpec} over {@code [b1, b2]} and one
- * {@code EndpointSpec} per backend, available while its state is healthy.
+ * {@code EndpointSpec} per backend, available while its state is healthy. A service in
+ * {@code panicking} is laid out over all of its members, its subset or not (see {@link Panic}).
  *
  * @param subsets   per service, the ids of its subset
  * @param inAny     the ids some subset holds
@@ -31,17 +32,29 @@ import java.util.Set;
 record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<EndpointSpec> endpoints,
               List<ServiceSpec> services) {
 
-  static Layout of(Collection<ServiceConfig> services, Map<String, List<String>> members,
-                   Collection<Backend> backends, int clientId) {
+  /** Each service's subset for this client, in service order. */
+  static Map<String, Set<String>> subsets(Collection<ServiceConfig> services, Map<String, List<String>> members,
+                                          int clientId) {
     Map<String, Set<String>> subsets = new LinkedHashMap<>();
+    for (ServiceConfig s : services) {
+      subsets.put(s.name(), new LinkedHashSet<>(Subsetter.subset(members.get(s.name()), clientId, s.subsetSize())));
+    }
+    return subsets;
+  }
+
+  /**
+   * @param subsets   from {@link #subsets}
+   * @param panicking the services to lay out over all of their members
+   */
+  static Layout of(Collection<ServiceConfig> services, Map<String, List<String>> members,
+                   Collection<Backend> backends, Map<String, Set<String>> subsets, Set<String> panicking) {
     Set<String> inAny = new HashSet<>();
     List<ServiceSpec> serviceSpecs = new ArrayList<>();
     for (ServiceConfig s : services) {
       List<String> ids = members.get(s.name());
-      Set<String> subset = new LinkedHashSet<>(Subsetter.subset(ids, clientId, s.subsetSize()));
-      subsets.put(s.name(), subset);
+      Set<String> subset = subsets.get(s.name());
       inAny.addAll(subset);
-      List<String> ordered = ids.stream().filter(subset::contains).toList();
+      List<String> ordered = panicking.contains(s.name()) ? ids : ids.stream().filter(subset::contains).toList();
       serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered,
           s.balancing(), s.outlierDetection(), new SlowStart(s.slowStartMs(), s.slowStartInitialPercent())));
     }

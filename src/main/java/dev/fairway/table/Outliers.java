@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Passive ejection for the table: one {@link OutlierDetector} per service, with the service's
@@ -34,12 +35,16 @@ final class Outliers {
   private final Map<String, Backend> backends;
   private final TableListener listener;
   private final Roster.Transitions transition;
+  /** Has a backend that waits for a passing check checked at once. */
+  private final Consumer<Backend> checkNow;
   private final Map<String, OutlierDetector> byService = new LinkedHashMap<>();
 
-  Outliers(Map<String, Backend> backends, TableListener listener, Roster.Transitions transition) {
+  Outliers(Map<String, Backend> backends, TableListener listener, Roster.Transitions transition,
+           Consumer<Backend> checkNow) {
     this.backends = backends;
     this.listener = listener;
     this.transition = transition;
+    this.checkNow = checkNow;
   }
 
   /**
@@ -73,7 +78,7 @@ final class Outliers {
         // ejected -> unhealthy at most: it stays unavailable, so the layout stands
         e.status.endEjection("no service's outlier detection ejects it any more")
             .ifPresent(t -> listener.transitioned(e.id(), t));
-        listener.checkNow(e.id());
+        checkNow.accept(e);
       }
     }
   }
@@ -187,7 +192,7 @@ final class Outliers {
       Backend e = backends.get(id);
       if (e != null && e.status.ejected() && !ejectedAnywhere(id)) {
         transition.apply(e, e.status.endEjection(reason), nowNanos);
-        listener.checkNow(id);
+        checkNow.accept(e);
       }
     });
   }

@@ -145,7 +145,8 @@ final class Roster {
 
   /**
    * The backend of that id, created if new: a backend of the start-up config is healthy and first
-   * checked at a random time within one interval, a later one unhealthy and checked at once.
+   * checked at a random time within one interval, a later one unhealthy and checked at once (each
+   * once it is watched, see {@link Panic}).
    */
   private Backend add(BackendConfig b, ServiceConfig service, boolean atStartUp) {
     Backend entry = backends.get(b.id());
@@ -154,7 +155,7 @@ final class Roster {
           new BackendStatus(b.id(), HealthThresholds.of(service.healthCheck()), atStartUp));
       backends.put(b.id(), entry);
       long interval = service.healthCheck().intervalMs();
-      listener.checkDue(b.id(), atStartUp ? random.nextLong(1, Math.max(2, interval)) : 1);
+      entry.firstCheckMs = atStartUp ? random.nextLong(1, Math.max(2, interval)) : 1;
     }
     return entry;
   }

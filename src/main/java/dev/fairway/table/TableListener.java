@@ -28,4 +28,13 @@ public interface TableListener {
 
   /** A line worth logging (backends added or removed by API, subset changes). */
   void note(String line);
+
+  /**
+   * A service's panic started ({@code on}) or ended (see {@link Panic}); {@code line} says so,
+   * e.g. {@code service a: panic: 1 of 3 subset members healthy, below 50 %; spreading over all 9
+   * backends of the service}.
+   */
+  default void panic(String service, boolean on, String line) {
+    note(line);
+  }
 }

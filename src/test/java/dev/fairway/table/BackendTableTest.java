@@ -97,17 +97,6 @@ class BackendTableTest extends TableHarness {
     assertThat(table.backend("b2").reason()).contains("status 503 not in 200-299");
   }
 
-  @Test
-  void backendsOutsideEverySubsetAreCheckedFiveTimesLessOften() {
-    start(config(service("a", 1, backend("b1", 9001, 2), backend("b2", 9002, 2))));
-    take();
-    String outside = table.backend("b1").inAnySubset() ? "b2" : "b1";
-    String inside = outside.equals("b1") ? "b2" : "b1";
-    table.onCheck(inside, pass(), now);
-    table.onCheck(outside, pass(), now);
-    assertThat(take()).isEqualTo("check " + inside + " in 1100, check " + outside + " in 5500");
-  }
-
   // ---- passive ejection
 
   @Test

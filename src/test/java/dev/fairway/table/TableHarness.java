@@ -23,8 +23,9 @@ import java.util.random.RandomGenerator;
  * What the backend table tests share: a table over a real {@link SlotTable}, a listener that
  * records the table's events as one line each ({@code b1 healthy->lame-duck} for a transition,
  * {@code check b1 in 999} for a health check it asks for, {@code check b1 now}, {@code b1 removed:
- * why}), configs built as an operator writes them, time moved by hand, and a random generator that
- * always answers the largest value it may, so that every delay is pinned.
+ * why}, {@code panic a on} and {@code panic a off}), configs built as an operator writes them,
+ * time moved by hand, and a random generator that always answers the largest value it may, so
+ * that every delay is pinned.
  *
  * <p>Example: {@code startAB(); table.lameDuck("b2", true, now); assertThat(take()).isEqualTo("b2
  * healthy->lame-duck");}
@@ -87,6 +88,12 @@ abstract class TableHarness {
     public void note(String line) {
       notes.add(line);
     }
+
+    @Override
+    public void panic(String service, boolean on, String line) {
+      events.add("panic " + service + (on ? " on" : " off"));
+      notes.add(line);
+    }
   };
 
   // ---- config building
@@ -110,7 +117,14 @@ abstract class TableHarness {
 
   @SafeVarargs
   static FairwayConfig config(Map<String, Object>... services) {
+    return config(0, 1, services);
+  }
+
+  /** A config whose proxy is client {@code clientId} of {@code clientCount} for subsetting. */
+  @SafeVarargs
+  static FairwayConfig config(int clientId, int clientCount, Map<String, Object>... services) {
     Map<String, Object> root = new LinkedHashMap<>();
+    root.put("subsetting", Map.of("clientId", clientId, "clientCount", clientCount));
     root.put("proxy", Map.of("host", "127.0.0.1", "port", 0));
     root.put("admin", Map.of("host", "127.0.0.1", "port", 0, "token", "test-token-0123456789"));
     root.put("services", List.of(services));
