@@ -3,6 +3,7 @@
 #
 #   bench/spread.sh                                   # all seven strategies, about 6 minutes
 #   STRATEGIES="round-robin weighted-round-robin" MEASURE_S=60 bench/spread.sh
+#   LOAD=1.1 CAPACITY=2 WAIT_MS=1000 bench/spread.sh    # overload: requests queue in Fairway
 #
 # What it does, all on 127.0.0.1 and under a mktemp directory:
 #   1. builds target/fairway.jar and the test classes if either is missing
@@ -13,7 +14,8 @@
 #      are twice as slow (slowness 2). Each reports its own utilization (busy time / wall time
 #      over 2 s) and completion rate in endpoint-load-metrics on every response and /health;
 #   3. for each strategy: starts a Fairway with one service over the six backends (that
-#      strategy; capacity 1000 per backend so slots never limit; balancing.blackoutMs 500 so
+#      strategy; capacity CAPACITY per backend, by default 1000 so slots never limit (a small
+#      one, with LOAD above 1, makes requests queue in Fairway for WAIT_MS); balancing.blackoutMs 500 so
 #      reported weights are used within the run; lenient health checks, 5 s timeout and 5
 #      failures, so that a stall of the shared machine does not eject backends), runs SpreadDriver against it (open-loop
 #      Poisson arrivals at LOAD x the fleet's capacity, costs uniform 1..10 from seed SEED,
@@ -26,16 +28,20 @@
 # Every process it starts is stopped on exit (trap), and every wait has a timeout.
 #
 # Environment (defaults in brackets):
-#   STRATEGIES [all seven]  LOAD [0.7]  WARMUP_S [10]  MEASURE_S [30]  SEED [1]
+#   STRATEGIES [all seven]  LOAD [0.7, at most 2]  WARMUP_S [10]  MEASURE_S [30]  SEED [1]
+#   CAPACITY [1000]         slots per backend    WAIT_MS [30000]  longest wait for a slot
 #   BASE_MS [5]             service time of one unit of cost on a fast backend
 #   SLOW ["3 6"]            which of b1..b6 are twice as slow
 #   BACKEND_PORT [19101] (and the next five)  FAIRWAY_PORT [18180]  ADMIN_PORT [18190]
 #   JAVA_OPTS [see below]   JVM flags for Fairway
 #   LOG_DIR [unset]         directory to keep every process's log in
+#   JAR [target/fairway.jar] the Fairway build to measure (the backends and driver come from target/test-classes)
 set -euo pipefail
 
 STRATEGIES=${STRATEGIES:-"round-robin least-loaded weighted-round-robin slot-queue fair-share interleaved-weighted-round-robin p2c-peak-ewma"}
 LOAD=${LOAD:-0.7}
+CAPACITY=${CAPACITY:-1000}
+WAIT_MS=${WAIT_MS:-30000}
 WARMUP_S=${WARMUP_S:-10}
 MEASURE_S=${MEASURE_S:-30}
 SEED=${SEED:-1}
@@ -51,8 +57,8 @@ DRIVER_OPTS="-Xms128m -Xmx128m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 -Dio.
 
 HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-JAR=$ROOT/target/fairway.jar
-CP=$JAR:$ROOT/target/test-classes
+JAR=${JAR:-$ROOT/target/fairway.jar}
+CP=$ROOT/target/fairway.jar:$ROOT/target/test-classes
 
 die() { echo "spread.sh: $*" >&2; exit 1; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
@@ -61,7 +67,8 @@ for tool in java curl timeout mktemp; do
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
 done
 [[ $WARMUP_S =~ ^[0-9]+$ && $MEASURE_S =~ ^[1-9][0-9]*$ ]] || die "WARMUP_S and MEASURE_S must be whole seconds"
-[[ $LOAD =~ ^(0?\.[0-9]+|1(\.0*)?)$ ]] || die "LOAD must be a fraction of capacity like 0.7, got '$LOAD'"
+[[ $LOAD =~ ^(0?\.[0-9]+|1(\.[0-9]*)?|2(\.0*)?)$ ]] || die "LOAD must be a fraction of capacity from 0 to 2 like 0.7, got '$LOAD'"
+[[ $CAPACITY =~ ^[1-9][0-9]*$ && $WAIT_MS =~ ^[0-9]+$ ]] || die "CAPACITY must be a whole number >= 1 and WAIT_MS >= 0"
 for s in $STRATEGIES; do
   case $s in
     round-robin|least-loaded|weighted-round-robin|slot-queue|fair-share|interleaved-weighted-round-robin|p2c-peak-ewma) ;;
@@ -74,11 +81,12 @@ for p in $(seq "$BACKEND_PORT" $((BACKEND_PORT + 5))) "$FAIRWAY_PORT" "$ADMIN_PO
   port_open "$p" && die "port $p on $HOST is already in use; pick others via BACKEND_PORT, FAIRWAY_PORT, ADMIN_PORT"
 done
 
-if [[ ! -f $JAR || ! -f $ROOT/target/test-classes/dev/fairway/testing/SpreadDriver.class ]]; then
+if [[ ! -f $ROOT/target/fairway.jar || ! -f $ROOT/target/test-classes/dev/fairway/testing/SpreadDriver.class ]]; then
   command -v mvn >/dev/null 2>&1 || die "target/fairway.jar or the test classes are missing and mvn is not installed"
-  log "building $JAR and the test classes"
+  log "building target/fairway.jar and the test classes"
   (cd "$ROOT" && mvn -q -B package -DskipTests) || die "build failed"
 fi
+[[ -f $JAR ]] || die "no Fairway build at $JAR"
 
 WORK=$(mktemp -d /tmp/fairway-spread.XXXXXX)
 PIDS=()
@@ -145,7 +153,7 @@ for strategy in $STRATEGIES; do
     "name": "spread",
     "match": { "host": "*", "pathPrefix": "/" },
     "strategy": "$strategy",
-    "slots": { "capacity": 1000, "waitTimeoutMs": 30000, "maxWaiting": 10000 },
+    "slots": { "capacity": $CAPACITY, "waitTimeoutMs": $WAIT_MS, "maxWaiting": 10000 },
     "timeouts": { "connectMs": 2000, "responseMs": 120000 },
     "healthCheck": { "path": "/health", "intervalMs": 2000, "timeoutMs": 5000, "unhealthyThreshold": 5 },
     "balancing": { "blackoutMs": 500 },
@@ -180,7 +188,7 @@ for i in 1 2 3 4 5 6; do
 done
 echo
 echo "Spread per strategy, $(date -u +%Y-%m-%dT%H:%MZ): 6 single-worker backends, base ${BASE_MS} ms x cost 1..10,"
-echo "load ${LOAD} of fleet capacity, open loop, warm-up ${WARMUP_S} s, measured ${MEASURE_S} s, seed ${SEED}, $(nproc) cores"
+echo "load ${LOAD} of fleet capacity, capacity $CAPACITY per backend, wait ${WAIT_MS} ms, open loop, warm-up ${WARMUP_S} s, measured ${MEASURE_S} s, seed ${SEED}, $(nproc) cores"
 echo
 echo "| strategy | load |$slow_cols spread (util) | spread (work sent) | ok | failed | p50 ms | p99 ms |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -146,7 +146,7 @@ public final class SlotTable {
       return Admission.NO_BACKEND;
     }
     if (service.lockFree && service.waiting == 0) {
-      Endpoint e = pickAndTake(service, service.local(lane), nowNanos);
+      Endpoint e = Handoff.pickAndTake(service, service.local(lane), nowNanos);
       if (e != null) {
         waiter.grant(e);
         return Admission.GRANTED;
@@ -160,8 +160,10 @@ public final class SlotTable {
       return Admission.NO_BACKEND;
     }
     service.waiting++;
-    if (service.head() == null) {
-      Endpoint e = pickAndTake(service, service.shared, nowNanos);
+    Waiter head = service.head();
+    if (head == null || head.excluded != null) {
+      Endpoint e = head == null ? Handoff.pickAndTake(service, service.shared, nowNanos)
+          : Handoff.takeExcluded(service, head.excluded);
       if (e != null) {
         service.waiting--;
         waiter.grant(e);
@@ -183,53 +185,36 @@ public final class SlotTable {
     return Admission.QUEUED;
   }
 
-  /** Picks with {@code strategy} and takes the slot atomically; a few tries if another lane wins. */
-  private static Endpoint pickAndTake(ServiceSlots service, Strategy strategy, long nowNanos) {
-    if (!service.takeServiceSlot()) {
-      return null;
-    }
-    List<Endpoint> members = service.members;
-    for (int attempt = 0; attempt < 4; attempt++) {
-      Endpoint e = strategy.pick(members, nowNanos);
-      if (e == null) {
-        break;
-      }
-      if (e.tryTake()) {
-        return e;
-      }
-    }
-    service.releaseServiceSlot();
-    return null;
-  }
-
   /**
-   * Takes a slot at once on any member but {@code excluded}, for a retry after a failed connect;
-   * never queues.
+   * Takes a slot on any member but {@code excluded}, for a retry after a failed connect; if every
+   * other member is full and {@code mayQueue}, queues the waiter, which a slot of {@code excluded}
+   * never serves.
    *
-   * @return {@link Admission#GRANTED} or {@link Admission#NO_BACKEND}
+   * @return {@link Admission#GRANTED}, {@link Admission#QUEUED} (only if {@code mayQueue}),
+   *     {@link Admission#QUEUE_FULL} or {@link Admission#NO_BACKEND} (no other member takes requests)
    */
-  public synchronized Admission acquireExcept(ServiceSlots service, Waiter waiter, long nowNanos, Endpoint excluded) {
+  public synchronized Admission acquireExcept(ServiceSlots service, Waiter waiter, long nowNanos, Endpoint excluded,
+                                              boolean mayQueue) {
     waiter.service = service;
-    if (service.removed) {
+    if (service.removed || !Handoff.anyOtherAvailable(service, excluded)) {
       return Admission.NO_BACKEND;
     }
-    List<Endpoint> others = new ArrayList<>(service.members.size());
-    for (Endpoint e : service.members) {
-      if (e != excluded && e.canTake()) {
-        others.add(e);
+    service.waiting++; // announced before the last look, as in acquire: no release goes unseen
+    Endpoint e = Handoff.takeExcept(service, service.shared, excluded, nowNanos);
+    if (e != null || !mayQueue || service.waiting > service.maxWaiting) {
+      service.waiting--;
+      if (e == null) {
+        return mayQueue ? Admission.QUEUE_FULL : Admission.NO_BACKEND;
       }
+      waiter.grant(e);
+      return Admission.GRANTED;
     }
-    if (others.isEmpty() || !service.takeServiceSlot()) {
-      return Admission.NO_BACKEND;
-    }
-    for (Endpoint e : others) {
-      if (e.tryTake()) {
-        waiter.grant(e);
-        return Admission.GRANTED;
-      }
-    }
-    service.releaseServiceSlot();
-    return Admission.NO_BACKEND;
+    waiter.excluded = excluded;
+    waiter.state = Waiter.State.WAITING;
+    waiter.seq = nextSeq++;
+    waiter.enqueuedNanos = nowNanos;
+    service.enqueue(waiter);
+    return Admission.QUEUED;
   }
 
   /**
@@ -406,7 +391,17 @@ public final class SlotTable {
       if (best == null) {
         return;
       }
-      Endpoint e = pickAndTake(best, best.shared, nowNanos);
+      Endpoint e = oldest.excluded == null ? Handoff.pickAndTake(best, best.shared, nowNanos)
+          : Handoff.takeExcept(best, best.shared, oldest.excluded, nowNanos);
+      if (e == null && oldest.excluded != null) {
+        e = Handoff.pickAndTake(best, best.shared, nowNanos); // a slot only the retry cannot use
+        oldest = e == null ? null : Handoff.waiterFor(best, e);
+        if (oldest == null && e != null) {
+          e.release();
+          best.releaseServiceSlot();
+          e = null;
+        }
+      }
       if (e == null) {
         candidates.remove(best);
         continue;

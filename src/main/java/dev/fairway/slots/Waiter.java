@@ -41,10 +41,13 @@ public abstract class Waiter {
   /** Requests active on {@link #endpoint} right after the grant, this one included. */
   int inFlight;
   ServiceSlots service;
+  /** While a retry waits: the backend that just failed it, whose slots it must not take. */
+  Endpoint excluded;
 
   /** Holds a slot of {@code e}, taken already. */
   void grant(Endpoint e) {
     endpoint = e;
+    excluded = null;
     inFlight = e.active();
     state = State.GRANTED;
   }

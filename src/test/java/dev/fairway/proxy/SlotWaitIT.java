@@ -5,9 +5,11 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.testing.FaultBackend;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.TestFairway;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
@@ -141,6 +143,48 @@ class SlotWaitIT {
     assertThat(third.millis()).isLessThan(500);
     assertThat(first.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
     assertThat(second.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+  }
+
+  /**
+   * Issue 21 item 9: a request whose backend refused the connection waits for a slot on another
+   * backend within its wait budget, instead of failing while that backend is full.
+   */
+  @Test
+  void aRetryAfterARefusedConnectWaitsForASlotElsewhere() throws Exception {
+    ConcurrentLinkedQueue<String> arrivals = new ConcurrentLinkedQueue<>();
+    TestBackend live = slowBackend(300, arrivals);
+    try (FaultBackend dead = FaultBackend.start(FaultBackend.Fault.REFUSED)) {
+      Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("live", live.port(), 1),
+          backend("dead", dead.port(), 5)).slots(1, 3000).build()).await(10, TimeUnit.SECONDS);
+      Future<Result> first = get(fw.proxyPort(), 0);
+      Thread.sleep(100); // live is full: the next two go to dead, are refused, and wait for live
+      List<Future<Result>> retried = List.of(get(fw.proxyPort(), 1), get(fw.proxyPort(), 2));
+
+      assertThat(first.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+      assertThat(retried).extracting(f -> f.await(5, TimeUnit.SECONDS).status()).containsExactly(200, 200);
+      assertThat(arrivals).hasSize(3);
+      assertThat(live.peak()).isEqualTo(1);
+      TestFairway.assertIdleSoon(fw);
+    }
+  }
+
+  /** The retry's wait ends with the request's wait budget, and the client hears of the refused connect. */
+  @Test
+  void aRetryThatFindsNoSlotInTimeAnswersTheConnectFailure() throws Exception {
+    TestBackend live = slowBackend(1500, new ConcurrentLinkedQueue<>());
+    try (FaultBackend dead = FaultBackend.start(FaultBackend.Fault.REFUSED)) {
+      Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("live", live.port(), 1),
+          backend("dead", dead.port(), 5)).slots(1, 400).build()).await(10, TimeUnit.SECONDS);
+      Future<Result> first = get(fw.proxyPort(), 0);
+      Thread.sleep(100);
+      Result second = get(fw.proxyPort(), 1).await(5, TimeUnit.SECONDS);
+
+      assertThat(second.status()).isEqualTo(503);
+      assertThat(second.body()).isEqualTo("could not connect to a backend\n");
+      assertThat(second.retryAfter()).isEqualTo("1");
+      assertThat(second.millis()).isBetween(350L, 1200L);
+      assertThat(first.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+    }
   }
 
   /**

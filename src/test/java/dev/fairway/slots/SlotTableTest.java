@@ -3,6 +3,7 @@ package dev.fairway.slots;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.balancer.Outcome;
 import dev.fairway.config.StrategyName;
 import java.util.ArrayList;
 import java.util.List;
@@ -285,8 +286,43 @@ class SlotTableTest {
     table.acquire(table.service("s"), r, now);
     Endpoint failed = r.endpoint();
     table.release(r, now, 1, true);
-    assertThat(table.acquireExcept(table.service("s"), r, now, failed)).isEqualTo(Admission.GRANTED);
+    assertThat(table.acquireExcept(table.service("s"), r, now, failed, false)).isEqualTo(Admission.GRANTED);
     assertThat(r.endpoint().id()).isEqualTo("W2");
+  }
+
+  /**
+   * Issue 21 item 9: a retry after a failed connect waits for a slot on another backend; a slot of
+   * the backend it failed on goes to the next request instead.
+   */
+  @Test
+  void aRetryWaitsForAnotherBackendAndLeavesTheFailedOnesSlotsToOthers() {
+    twoWorkers(StrategyName.ROUND_ROBIN, 10, 0);
+    List<Rec> held = new ArrayList<>();
+    assertThat(acquireMany(7, held)).isEqualTo("W1 W2 W1 W2 W1 W2 W2");
+    Rec retry = held.get(0);
+    Endpoint w1 = retry.endpoint();
+    table.release(retry, now, 200_000_000L, Outcome.NO_ANSWER); // slower than the penalty: W1's slot is free
+    ServiceSlots s = table.service("s");
+    assertThat(table.acquireExcept(s, retry, now, w1, false)).isEqualTo(Admission.NO_BACKEND);
+    assertThat(table.acquireExcept(s, retry, now, w1, true)).isEqualTo(Admission.QUEUED);
+    Rec next = new Rec("next");
+    Rec later = new Rec("later");
+    assertThat(table.acquire(s, next, now) + " " + next.endpoint().id() + " " + table.acquire(s, later, now))
+        .isEqualTo("GRANTED W1 QUEUED");
+    table.release(next, now, 1, false); // W1 again: skips the retry
+    table.release(held.get(1), now, 1, false); // W2: the retry's
+    assertThat(retry.grants + " " + later.grants + " " + s.waiting).isEqualTo("[W2] [W1] 0");
+  }
+
+  @Test
+  void aRetryHasNoBackendWhenTheFailedOneIsTheOnlyMember() {
+    table.apply(List.of(new EndpointSpec("W1", "127.0.0.1", 1, 1, 1, true)),
+        List.of(new ServiceSpec("s", StrategyName.ROUND_ROBIN, 10, 0, List.of("W1"))), now);
+    Rec r = new Rec("r");
+    table.acquire(table.service("s"), r, now);
+    table.release(r, now, 200_000_000L, Outcome.NO_ANSWER);
+    assertThat(table.acquireExcept(table.service("s"), r, now, r.endpoint(), true)).isEqualTo(Admission.NO_BACKEND);
+    assertThat(table.service("s").waiting).isZero();
   }
 
   @Test

@@ -29,6 +29,8 @@ abstract class SlotHolder extends Waiter {
   final ExchangeRecord record;
   private ScheduledFuture<?> waitTimer;
   private boolean retried;
+  /** What a retry that finds no slot in time answers (the failure that caused it). */
+  private Failure retryFailure;
   /** The slot went back before the response ended: its client held the response back ({@link #giveSlotBackEarly}). */
   private boolean slotGivenBack;
 
@@ -83,7 +85,7 @@ abstract class SlotHolder extends Waiter {
     if (ctx.table().cancel(this)) {
       meters.slotTimeouts().increment();
       meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
-      fail(Failure.SLOT_TIMEOUT);
+      fail(retried ? retryFailure : Failure.SLOT_TIMEOUT);
     }
   }
 
@@ -92,12 +94,13 @@ abstract class SlotHolder extends Waiter {
     loop().execute(() -> {
       cancelWaitTimer();
       long now = System.nanoTime();
-      record.waitNanos = now - enqueuedNanos();
-      meters.slotWait().record(record.waitNanos, TimeUnit.NANOSECONDS);
+      long waited = now - enqueuedNanos();
+      record.waitNanos += waited;
+      meters.slotWait().record(waited, TimeUnit.NANOSECONDS);
       if (abandoned()) {
         end(Ending.ABORTED, 0, now);
       } else {
-        connect(endpoint, false, now);
+        connect(endpoint, retried, now);
       }
     });
   }
@@ -124,17 +127,30 @@ abstract class SlotHolder extends Waiter {
 
   /**
    * Retries once, never on the backend that just failed and always on a new connection (a pooled
-   * one could be just as stale); {@code otherwise} if that is not possible.
+   * one could be just as stale). If every other backend is full, the retry waits for a slot on one
+   * of them for what is left of {@code waitTimeoutMs} (less what the request already waited); if
+   * that is not possible, or the time runs out, the client gets {@code otherwise}.
    */
   final void retryElsewhere(Failure otherwise) {
-    long now = System.nanoTime();
-    if (!retried && ctx.table().acquireExcept(route.slots(), this, now, endpoint()) == Admission.GRANTED) {
-      retried = true;
-      meters.retries().increment();
-      connect(endpoint(), true, now);
+    if (retried) {
+      fail(otherwise);
       return;
     }
-    fail(otherwise);
+    retried = true;
+    retryFailure = otherwise;
+    long now = System.nanoTime();
+    long budgetNanos = TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs()) - record.waitNanos;
+    switch (ctx.table().acquireExcept(route.slots(), this, now, endpoint(), budgetNanos > 0)) {
+      case GRANTED -> {
+        meters.retries().increment();
+        connect(endpoint(), true, now);
+      }
+      case QUEUED -> {
+        meters.retries().increment();
+        waitTimer = loop().schedule(this::onWaitTimeout, budgetNanos, TimeUnit.NANOSECONDS);
+      }
+      default -> fail(otherwise);
+    }
   }
 
   /**
