@@ -50,6 +50,8 @@ public final class Endpoint {
   private volatile boolean available = true;
   /** Held back by this process (consecutive failures), whatever the balancer says. */
   private volatile boolean held;
+  /** Holds started on this process (metered). */
+  private long holdsStarted;
   /** The share of its capacity and weight a backend in slow start gets now, (0, 1]. */
   private volatile double ramp = 1.0;
   private volatile double baseWeight = 1.0;
@@ -181,8 +183,16 @@ public final class Endpoint {
 
   /** Holds the backend back in this process (or lets it go again), whatever its availability. */
   public synchronized void setHeld(boolean held) {
+    if (held && !this.held) {
+      holdsStarted++;
+    }
     this.held = held;
     refreshLimit();
+  }
+
+  /** How often this process has held the backend back so far. */
+  public synchronized long holdsStarted() {
+    return holdsStarted;
   }
 
   public boolean held() {

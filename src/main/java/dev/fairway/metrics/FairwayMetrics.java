@@ -3,6 +3,7 @@ package dev.fairway.metrics;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.slots.TableView;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -126,6 +127,10 @@ public final class FairwayMetrics {
         .description("Requests in flight to the backend from this process").register(registry));
     meters.add(Gauge.builder("fairway_backend_capacity", () -> counts(id).capacity()).tag("backend", id)
         .description("On-proxy capacity of the backend").register(registry));
+    meters.add(Gauge.builder("fairway_backend_held", () -> counts(id).held() ? 1 : 0).tag("backend", id)
+        .description("1 while this process holds the backend back after a run of failures").register(registry));
+    meters.add(FunctionCounter.builder("fairway_backend_holds", this, m -> m.counts(id).holds()).tag("backend", id)
+        .description("Times this process held the backend back after a run of failures").register(registry));
     meters.add(Gauge.builder("fairway_backend_weight", r::weight).tag("backend", id)
         .description("Capability score times configured weight, as the weighted strategies use it").register(registry));
     meters.add(Gauge.builder("fairway_backend_utilization", r::utilization).tag("backend", id)
@@ -179,7 +184,7 @@ public final class FairwayMetrics {
 
   private TableView.EndpointCounts counts(String id) {
     TableView.EndpointCounts c = table.endpointCounts(id);
-    return c == null ? new TableView.EndpointCounts(0, 0) : c;
+    return c == null ? new TableView.EndpointCounts(0, 0, false, 0) : c;
   }
 
   private int waiting(String service) {

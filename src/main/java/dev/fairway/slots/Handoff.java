@@ -50,6 +50,7 @@ final class Handoff {
     }
     Endpoint other = takeOther(service, excluded);
     e.release();
+    strategy.onSlotFreed(e); // its pick may have used up the free slot it tracks (slot-queue)
     if (other == null) {
       service.releaseServiceSlot();
     }

@@ -7,6 +7,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the slot table keeps back after failures, each until its time: slots of requests that
@@ -20,6 +22,7 @@ import java.util.PriorityQueue;
  * <p>Used under the table's lock, but for {@link #due}, which any thread may read.
  */
 final class Holds {
+  private static final Logger LOG = LoggerFactory.getLogger(Holds.class);
   private record Penalty(Endpoint endpoint, long until) {
   }
 
@@ -37,8 +40,9 @@ final class Holds {
     reschedule();
   }
 
-  /** Holds {@code e} back until {@code until}. */
-  void hold(Endpoint e, long until) {
+  /** Holds {@code e} back until {@code until}, {@code forMs} from now, after {@code why}. */
+  void hold(Endpoint e, long until, long forMs, String why) {
+    LOG.warn("backend {} held back on this proxy for {} ms: {}", e.id(), forMs, why);
     e.setHeld(true);
     held.put(e, until);
     reschedule();
@@ -49,6 +53,7 @@ final class Holds {
     if (held.remove(e) == null) {
       return false;
     }
+    LOG.info("backend {} no longer held back on this proxy: the balancer counts it usable again", e.id());
     e.setHeld(false);
     reschedule();
     return true;
@@ -90,6 +95,7 @@ final class Holds {
     for (Iterator<Map.Entry<Endpoint, Long>> it = held.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<Endpoint, Long> h = it.next();
       if (now - h.getValue() >= 0) {
+        LOG.info("backend {} no longer held back on this proxy: its hold time is over", h.getKey().id());
         h.getKey().setHeld(false);
         freed.add(h.getKey());
         it.remove();

@@ -302,7 +302,9 @@ public final class SlotTable {
     ServiceSlots s = waiter.service;
     List<ServiceSlots> sharing = servicesOf.getOrDefault(e, List.of());
     if (tripped && !e.held() && Holds.mayHold(e, sharing, s.outliers.maxEjectionPercent())) {
-      holds.hold(e, nowNanos + s.outliers.baseEjectionMs() * 1_000_000L);
+      OutlierSettings o = s.outliers;
+      holds.hold(e, nowNanos + o.baseEjectionMs() * 1_000_000L, o.baseEjectionMs(), "service " + s.name() + ": "
+          + o.consecutive5xx() + " 5xx or " + o.consecutiveGatewayFailures() + " gateway failures in a row");
       e.clearStreaks();
       membersChanged(List.of(e));
     }
@@ -323,7 +325,7 @@ public final class SlotTable {
   public synchronized TableView view() {
     Map<String, TableView.EndpointCounts> ep = new LinkedHashMap<>();
     for (Endpoint e : endpoints.values()) {
-      ep.put(e.id(), new TableView.EndpointCounts(e.active(), e.capacity()));
+      ep.put(e.id(), new TableView.EndpointCounts(e.active(), e.capacity(), e.held(), e.holdsStarted()));
     }
     Map<String, TableView.ServiceCounts> sv = new LinkedHashMap<>();
     for (ServiceSlots s : services.values()) {
@@ -364,7 +366,7 @@ public final class SlotTable {
   /** Active and capacity of one backend, or {@code null} if unknown. */
   public synchronized TableView.EndpointCounts endpointCounts(String id) {
     Endpoint e = endpoints.get(id);
-    return e == null ? null : new TableView.EndpointCounts(e.active(), e.capacity());
+    return e == null ? null : new TableView.EndpointCounts(e.active(), e.capacity(), e.held(), e.holdsStarted());
   }
 
   /** Active and waiting of one service, or {@code null} if unknown. */
@@ -398,6 +400,7 @@ public final class SlotTable {
         oldest = e == null ? null : Handoff.waiterFor(best, e);
         if (oldest == null && e != null) {
           e.release();
+          best.shared.onSlotFreed(e);
           best.releaseServiceSlot();
           e = null;
         }

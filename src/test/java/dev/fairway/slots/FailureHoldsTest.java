@@ -81,9 +81,11 @@ class FailureHoldsTest {
     three(10, five, SlowStart.OFF, true);
     assertThat(run(15, Outcome.SERVER_ERROR)).isEqualTo("b1 b2 b3 b1 b2 b3 b1 b2 b3 b1 b2 b3 b1 b2 b3");
     assertThat(run(4, Outcome.SUCCESS)).isEqualTo("b2 b3 b2 b3"); // five in a row: held back at once
+    assertThat(table.endpointCounts("b1")).isEqualTo(new TableView.EndpointCounts(0, 10, true, 1));
     now += 30_000 * MS;
     table.tick(now);
     assertThat(run(3, Outcome.SUCCESS)).isEqualTo("b1 b2 b3");
+    assertThat(table.endpointCounts("b1")).isEqualTo(new TableView.EndpointCounts(0, 10, false, 1));
   }
 
   @Test

@@ -314,6 +314,29 @@ class SlotTableTest {
     assertThat(retry.grants + " " + later.grants + " " + s.waiting).isEqualTo("[W2] [W1] 0");
   }
 
+  /** Slot-queue tracks free slots itself: a slot its pick gave that a retry could not use is not lost. */
+  @Test
+  void aRetryUnderSlotQueueLosesNoFreeSlot() {
+    twoWorkers(StrategyName.SLOT_QUEUE, 10, 0);
+    List<Rec> held = new ArrayList<>();
+    acquireMany(7, held);
+    Rec retry = held.get(0);
+    Endpoint failed = retry.endpoint();
+    table.release(retry, now, 200_000_000L, Outcome.NO_ANSWER);
+    ServiceSlots s = table.service("s");
+    assertThat(table.acquireExcept(s, retry, now, failed, true)).isEqualTo(Admission.QUEUED);
+    Rec next = new Rec("next");
+    table.acquire(s, next, now);
+    table.release(next, now, 1, false); // a slot of the failed backend, which no waiter can use
+    Rec other = held.stream().filter(r -> r.endpoint() != failed).findFirst().orElseThrow();
+    table.release(other, now, 1, false);
+    assertThat(retry.grants).containsExactly(other.endpoint().id());
+    held.remove(retry);
+    held.forEach(r -> table.release(r, now, 1, false));
+    table.release(retry, now, 1, false);
+    assertThat(acquireMany(7, new ArrayList<>()).split(" ")).doesNotContain("QUEUED").hasSize(7);
+  }
+
   @Test
   void aRetryHasNoBackendWhenTheFailedOneIsTheOnlyMember() {
     table.apply(List.of(new EndpointSpec("W1", "127.0.0.1", 1, 1, 1, true)),
