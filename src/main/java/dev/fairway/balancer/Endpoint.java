@@ -26,6 +26,7 @@ public final class Endpoint {
   private static final VarHandle ACTIVE;
   private static final VarHandle STREAK_5XX;
   private static final VarHandle STREAK_GATEWAY;
+  private static final VarHandle RAMP_VISITS;
 
   static {
     try {
@@ -33,6 +34,7 @@ public final class Endpoint {
       ACTIVE = lookup.findVarHandle(Endpoint.class, "active", int.class);
       STREAK_5XX = lookup.findVarHandle(Endpoint.class, "streak5xx", int.class);
       STREAK_GATEWAY = lookup.findVarHandle(Endpoint.class, "streakGateway", int.class);
+      RAMP_VISITS = lookup.findVarHandle(Endpoint.class, "rampVisits", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -54,6 +56,8 @@ public final class Endpoint {
   private long holdsStarted;
   /** The share of its capacity and weight a backend in slow start gets now, (0, 1]. */
   private volatile double ramp = 1.0;
+  /** Visits of a strategy without weights during slow start ({@link #rampAdmits}). */
+  private volatile int rampVisits;
   private volatile double baseWeight = 1.0;
   private volatile double weight = 1.0;
   /** Requests in a row that ended in a 5xx or a gateway failure, and in a gateway failure. */
@@ -179,6 +183,29 @@ public final class Endpoint {
   /** The slow-start ramp, 1 when the backend gets its full capacity and weight. */
   public double ramp() {
     return ramp;
+  }
+
+  /**
+   * Whether a strategy without weights (round robin) takes this backend on this visit: always at
+   * full ramp; during slow start on a {@code ramp} share of its visits, spread evenly (at 0.25,
+   * every fourth visit).
+   */
+  public boolean rampAdmits() {
+    double r = ramp;
+    if (r >= 1.0) {
+      return true;
+    }
+    int v = (int) RAMP_VISITS.getAndAdd(this, 1);
+    return (long) ((v + 1L) * r) > (long) (v * r);
+  }
+
+  /**
+   * {@code load} as a least-loaded strategy sees it: during slow start {@code (load + 1) / ramp - 1},
+   * rounded up, so that at 10 % an idle backend looks as loaded as a full one with 9 requests.
+   */
+  public long rampedLoad(long load) {
+    double r = ramp;
+    return r >= 1.0 ? load : (long) Math.ceil((load + 1) / r) - 1;
   }
 
   /** Holds the backend back in this process (or lets it go again), whatever its availability. */

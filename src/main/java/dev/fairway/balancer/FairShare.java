@@ -202,10 +202,16 @@ public final class FairShare implements Strategy {
       return null;
     }
     Window w = (Window) st[best];
-    long latency = latency(w, nowNanos, fallback);
+    long latency = ramped(latency(w, nowNanos, fallback), arr[best]);
     shared.advance(w.extend(clock, latency) - latency);
     next = best + 1 == n ? 0 : best + 1;
     return arr[best];
+  }
+
+  /** {@code latency} divided by the member's slow-start ramp: at 10 % it looks 10 times as slow. */
+  private static long ramped(long latency, Endpoint e) {
+    double r = e.ramp();
+    return r >= 1.0 ? latency : (long) (latency / r);
   }
 
   /**
@@ -219,7 +225,7 @@ public final class FairShare implements Strategy {
         continue;
       }
       Window w = (Window) st[i];
-      long end = Math.max(since, w.predictedEnd) + latency(w, nowNanos, fallback);
+      long end = Math.max(since, w.predictedEnd) + ramped(latency(w, nowNanos, fallback), arr[i]);
       if (end < earliest) {
         earliest = end;
         best = i;

@@ -159,6 +159,7 @@ public final class LeastLoaded implements Strategy {
       if (counting) {
         load += (long) (((Errors) st[i]).at(nowNanos, windowNanos, ref, f) + 0.5);
       }
+      load = arr[i].rampedLoad(load);
       if (load < least) {
         least = load;
         best = i;

@@ -164,8 +164,11 @@ public final class P2cPeakEwma implements Strategy {
     return states.get(endpoint).at(nowNanos, decayNanos, initialLatencyNanos);
   }
 
+  /** Estimate × (active + 1), divided by the slow-start ramp: at 10 % a member looks 10 times as slow. */
   private double cost(Estimate est, Endpoint e, long nowNanos) {
-    return est.at(nowNanos, decayNanos, initialLatencyNanos) * (e.active() + 1);
+    double c = est.at(nowNanos, decayNanos, initialLatencyNanos) * (e.active() + 1);
+    double r = e.ramp();
+    return r >= 1.0 ? c : c / r;
   }
 
   private static double weight(long stamp, long nowNanos, double decayNanos) {
