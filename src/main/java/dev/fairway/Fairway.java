@@ -62,7 +62,12 @@ public final class Fairway {
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
     this.metrics = new FairwayMetrics(registry, table);
-    this.httpMeters = HttpMeters.of(vertx, registry, config.proxy().host(), config.proxy().port());
+    this.httpMeters = HttpMeters.of(vertx, registry, config.proxy().host(), meteredPort(config));
+  }
+
+  /** The port that names the proxy in Vert.x's HTTP meters: the cleartext one, else the TLS one. */
+  private static int meteredPort(FairwayConfig config) {
+    return config.proxy().cleartext() ? config.proxy().port() : config.proxy().tls().orElseThrow().port();
   }
 
   /** Deploys everything with a registry of its own; fails if any listener cannot bind. */
