@@ -78,6 +78,22 @@ class TlsListenerTest extends VertxTestBase {
   }
 
   @Test
+  void curlGetsTheWildcardCertificateOverH2WhereInstalled() throws Exception {
+    ExternalClients.assumeInstalled("curl");
+    Fairway f = start(TlsFiles.tls("a", "wild"));
+    int port = f.tlsPort();
+
+    String h2 = ExternalClients.curl("--http2", "--cacert", TlsFiles.path("ca.pem"), "--resolve",
+        "api.wild.test:" + port + ":127.0.0.1", "-w", "|%{http_version} %{response_code}",
+        "https://api.wild.test:" + port + "/");
+    String h1 = ExternalClients.curl("--http1.1", "--cacert", TlsFiles.path("ca.pem"), "--resolve",
+        "a.test:" + port + ":127.0.0.1", "-w", "|%{http_version} %{response_code}", "https://a.test:" + port + "/");
+
+    assertThat(h2).as("verified against *.wild.test").isEqualTo("hello over HTTP_1_1|2 200");
+    assertThat(h1).isEqualTo("hello over HTTP_1_1|1.1 200");
+  }
+
+  @Test
   void sniChoosesTheCertificateWildcardsIncludedAndTheFirstIsTheDefault() throws Exception {
     Fairway f = start(TlsFiles.tls("a", "b", "wild"));
     int port = f.tlsPort();
@@ -126,10 +142,10 @@ class TlsListenerTest extends VertxTestBase {
     }
     assertThatThrownBy(() -> TlsClient.connect(TlsClient.context(false), f.tlsPort(), null, "TLSv1.1").close())
         .isInstanceOf(IOException.class);
-    OpenSslClient.assumeInstalled();
-    String tls11 = OpenSslClient.run(f.tlsPort(), "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0");
+    ExternalClients.assumeInstalled("openssl");
+    String tls11 = ExternalClients.openssl(f.tlsPort(), "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0");
     assertThat(tls11).contains("alert protocol version").contains("Cipher is (NONE)");
-    assertThat(OpenSslClient.run(f.tlsPort(), "-tls1_2")).contains("Protocol  : TLSv1.2");
+    assertThat(ExternalClients.openssl(f.tlsPort(), "-tls1_2")).contains("Protocol  : TLSv1.2");
   }
 
   @Test

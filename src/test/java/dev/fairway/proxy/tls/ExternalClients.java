@@ -1,0 +1,57 @@
+package dev.fairway.proxy.tls;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code openssl s_client} and {@code curl} against the TLS listener, for what the JDK's client
+ * will not send (TLS 1.1) and for a second, independent TLS stack; tests that use them are skipped
+ * where the tool is not installed.
+ *
+ * <p>Example: {@code ExternalClients.openssl(port, "-tls1_2")} returns s_client's output, which
+ * names {@code Protocol  : TLSv1.2} once the handshake succeeded.
+ */
+final class ExternalClients {
+  private ExternalClients() {
+  }
+
+  /** Skips the test unless {@code tool} is an executable on the PATH. */
+  static void assumeInstalled(String tool) {
+    boolean found = false;
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      found |= new File(dir, tool).canExecute();
+    }
+    assumeTrue(found, tool + " is not installed");
+  }
+
+  /** {@code openssl s_client} to 127.0.0.1:port with the given options, sending nothing. */
+  static String openssl(int port, String... options) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("openssl", "s_client", "-connect", "127.0.0.1:" + port));
+    cmd.addAll(List.of(options));
+    return run(cmd);
+  }
+
+  /** {@code curl -sS} with the given arguments. */
+  static String curl(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "--max-time", "10"));
+    cmd.addAll(List.of(args));
+    return run(cmd);
+  }
+
+  /** Runs {@code cmd} with no input and returns its stdout and stderr. */
+  private static String run(List<String> cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(10, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+    }
+    return new String(out, StandardCharsets.UTF_8);
+  }
+}
