@@ -1,12 +1,14 @@
 package dev.fairway.proxy.tls;
 
 import dev.fairway.config.TlsSettings;
+import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.util.DomainWildcardMappingBuilder;
 import io.netty.util.Mapping;
 import java.io.File;
@@ -34,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * <p>Example: certificates {@code [a.pem (SAN a.example), wild.pem (SAN *.example.com)]} give a
  * mapping where SNI {@code a.example} and any name that matches no SAN map to {@code a.pem}'s
  * context and {@code api.example.com} maps to {@code wild.pem}'s. Each context enables the
- * configured protocols, offers the configured ALPN names, keeps a session cache for resumption
- * (TLS 1.3 tickets stay on, as both providers do by default) and, with {@code clientCa}, requires
- * a client certificate signed by it. The provider is OpenSSL (BoringSSL, netty-tcnative) when it
+ * configured protocols and HTTP/2's cipher suites (RFC 9113 §9.2.2: TLS 1.3's, and ECDHE with AEAD
+ * for TLS 1.2, so each has forward secrecy), offers the configured ALPN names, keeps a session
+ * cache for resumption (TLS 1.3 tickets stay on, as both providers do by default) and, with
+ * {@code clientCa}, requires a client certificate signed by it. The provider is OpenSSL (BoringSSL, netty-tcnative) when it
  * loads, else the JDK's.
  */
 public final class TlsContexts {
@@ -98,6 +101,7 @@ public final class TlsContexts {
     SslContextBuilder b = SslContextBuilder.forServer(new File(c.certPath()), new File(c.keyPath()))
         .sslProvider(provider)
         .protocols(s.protocols())
+        .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
         .sessionCacheSize(SESSION_CACHE_SIZE)
         .sessionTimeout(SESSION_TIMEOUT_SECONDS);
     if (!s.alpn().isEmpty()) {

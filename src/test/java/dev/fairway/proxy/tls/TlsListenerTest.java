@@ -131,7 +131,7 @@ class TlsListenerTest extends VertxTestBase {
   }
 
   @Test
-  void onlyTls12AndTls13AreSpoken() throws Exception {
+  void onlyTls12AndTls13WithAeadCiphersAreSpoken() throws Exception {
     Fairway f = start(TlsFiles.tls("a"));
 
     try (SSLSocket s = TlsClient.connect(TlsClient.context(false), f.tlsPort(), null, "TLSv1.2")) {
@@ -146,6 +146,10 @@ class TlsListenerTest extends VertxTestBase {
     String tls11 = ExternalClients.openssl(f.tlsPort(), "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0");
     assertThat(tls11).contains("alert protocol version").contains("Cipher is (NONE)");
     assertThat(ExternalClients.openssl(f.tlsPort(), "-tls1_2")).contains("Protocol  : TLSv1.2");
+    assertThat(ExternalClients.openssl(f.tlsPort(), "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"))
+        .contains("Cipher is ECDHE-ECDSA-AES128-GCM-SHA256");
+    assertThat(ExternalClients.openssl(f.tlsPort(), "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA"))
+        .as("CBC, not in HTTP/2's list").contains("Cipher is (NONE)");
   }
 
   @Test
