@@ -34,19 +34,30 @@ final class ExternalClients {
   static String openssl(int port, String... options) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of("openssl", "s_client", "-connect", "127.0.0.1:" + port));
     cmd.addAll(List.of(options));
-    return run(cmd);
+    return run(cmd, "");
+  }
+
+  /**
+   * {@code openssl s_client -ign_eof} that sends {@code GET /} with {@code Connection: close} and
+   * reads until the server closes (so a TLS 1.3 session ticket, sent after the handshake, arrives).
+   */
+  static String opensslGet(int port, String... options) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("openssl", "s_client", "-ign_eof", "-connect", "127.0.0.1:" + port));
+    cmd.addAll(List.of(options));
+    return run(cmd, "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n");
   }
 
   /** {@code curl -sS} with the given arguments. */
   static String curl(String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "--max-time", "10"));
     cmd.addAll(List.of(args));
-    return run(cmd);
+    return run(cmd, "");
   }
 
-  /** Runs {@code cmd} with no input and returns its stdout and stderr. */
-  private static String run(List<String> cmd) throws IOException, InterruptedException {
+  /** Runs {@code cmd} with {@code input} on its stdin and returns its stdout and stderr. */
+  private static String run(List<String> cmd, String input) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().write(input.getBytes(StandardCharsets.US_ASCII));
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readAllBytes();
     if (!p.waitFor(10, TimeUnit.SECONDS)) {

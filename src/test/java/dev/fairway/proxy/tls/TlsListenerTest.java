@@ -26,12 +26,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -150,6 +152,20 @@ class TlsListenerTest extends VertxTestBase {
         .contains("Cipher is ECDHE-ECDSA-AES128-GCM-SHA256");
     assertThat(ExternalClients.openssl(f.tlsPort(), "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA"))
         .as("CBC, not in HTTP/2's list").contains("Cipher is (NONE)");
+  }
+
+  @Test
+  void sessionsResumeOverTls13AndTls12WhereOpensslIsInstalled(@TempDir Path dir) throws Exception {
+    ExternalClients.assumeInstalled("openssl");
+    Fairway f = start(TlsFiles.tls("a"));
+
+    for (String version : new String[] {"-tls1_3", "-tls1_2"}) {
+      String session = dir.resolve(version + ".session").toString();
+      assertThat(ExternalClients.opensslGet(f.tlsPort(), version, "-sess_out", session)).contains("New, TLSv1.")
+          .contains("hello over HTTP_1_1");
+      assertThat(ExternalClients.opensslGet(f.tlsPort(), version, "-sess_in", session)).as(version)
+          .contains("Reused, TLSv1.").contains("hello over HTTP_1_1");
+    }
   }
 
   @Test
