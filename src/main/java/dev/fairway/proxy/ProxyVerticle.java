@@ -201,6 +201,8 @@ public final class ProxyVerticle extends VerticleBase {
    * (and steps aside if they are not), then the {@link FramingGuard} sees every byte, then
    * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which
    * keeps the idle timeout). A connection over {@code maxConnections} is answered 503 and closed.
+   * On a TLS connection these come after the TLS handlers (decrypted bytes; an ALPN {@code h2}
+   * client opens with the preface too), and the connection tells its requests it is secure.
    */
   private final class Initializer extends ChannelInitializer<Channel> {
     private final boolean tls;
