@@ -78,11 +78,14 @@ public final class TlsContexts {
     Set<String> named = new HashSet<>();
     for (int i = 0; i < contexts.size(); i++) {
       TlsSettings.Certificate c = settings.certificates().get(i);
-      for (String name : dnsNames(leaf(c))) {
+      List<String> names = dnsNames(leaf(c));
+      for (String name : names) {
         if (named.add(name)) { // a name two certificates share goes to the one listed first
           b.add(name, contexts.get(i));
         }
       }
+      LOG.info("TLS certificate {} ({}) serves {}{}", c.path(), c.certPath(), names.isEmpty() ? "no DNS name" : names,
+          i == 0 ? ", and every client without SNI or with a name no certificate covers" : "");
     }
     return new TlsContexts(b.build(), provider);
   }
