@@ -11,6 +11,7 @@ import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.Listener;
 import dev.fairway.proxy.ProxyShared;
 import dev.fairway.proxy.ProxyVerticle;
+import dev.fairway.proxy.tls.TlsTerminator;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * admin listener and the proxy verticles.
  *
  * <p>Example: {@code Fairway.start(vertx, config)} completes with a {@code Fairway} whose
- * {@link #proxyPort()} and {@link #adminPort()} are the ports actually bound (useful with port 0).
+ * {@link #proxyPort()}, {@link #tlsPort()} and {@link #adminPort()} are the ports actually bound
+ * (useful with port 0).
  */
 public final class Fairway {
   private static final Logger LOG = LoggerFactory.getLogger(Fairway.class);
@@ -42,7 +45,8 @@ public final class Fairway {
   private final SlotTable table;
   private final BalancerVerticle.ConfigSource source;
   private final FairwayMetrics metrics;
-  private final AtomicInteger proxyPort = new AtomicInteger();
+  private final AtomicInteger proxyPort = new AtomicInteger(-1);
+  private final AtomicInteger tlsPort = new AtomicInteger(-1);
   private final AtomicInteger adminPort = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
   private final AtomicInteger clientConnections = new AtomicInteger();
@@ -58,7 +62,12 @@ public final class Fairway {
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
     this.metrics = new FairwayMetrics(registry, table);
-    this.httpMeters = HttpMeters.of(vertx, registry, config.proxy().host(), config.proxy().port());
+    this.httpMeters = HttpMeters.of(vertx, registry, config.proxy().host(), meteredPort(config));
+  }
+
+  /** The port that names the proxy in Vert.x's HTTP meters: the cleartext one, else the TLS one. */
+  private static int meteredPort(FairwayConfig config) {
+    return config.proxy().cleartext() ? config.proxy().port() : config.proxy().tls().orElseThrow().port();
   }
 
   /** Deploys everything with a registry of its own; fails if any listener cannot bind. */
@@ -88,6 +97,12 @@ public final class Fairway {
                 d.backends().stream().map(b -> Integer.toString(b.port())).toList())))
         .orElse(Future.succeededFuture());
     int instances = proxyInstances(config);
+    TlsTerminator tls;
+    try {
+      tls = config.proxy().tls().isPresent() ? TlsTerminator.create(config.proxy().tls().get(), metrics.registry()) : null;
+    } catch (SSLException e) {
+      return Future.failedFuture(e);
+    }
     return demo
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics)))
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
@@ -98,10 +113,29 @@ public final class Fairway {
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))
-        .compose(v -> listener.bind(vertx, config.proxy().host(), config.proxy().port()))
+        .compose(v -> bindCleartext())
+        .compose(v -> bindTls(tls))
+        .onSuccess(v -> LOG.info("proxy: {} event-loop instances, {} transport", instances,
+            vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
+  }
+
+  private Future<?> bindCleartext() {
+    if (!config.proxy().cleartext()) {
+      LOG.info("proxy: no cleartext listener (proxy.port -1)");
+      return Future.succeededFuture();
+    }
+    return listener.bind(vertx, config.proxy().host(), config.proxy().port(), null)
         .onSuccess(proxyPort::set)
-        .onSuccess(v -> LOG.info("proxy listening on http://{}:{} ({} event-loop instances, {} transport)",
-            config.proxy().host(), proxyPort.get(), instances, vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
+        .onSuccess(p -> LOG.info("proxy listening on http://{}:{}", config.proxy().host(), p));
+  }
+
+  private Future<?> bindTls(TlsTerminator tls) {
+    if (tls == null) {
+      return Future.succeededFuture();
+    }
+    return listener.bind(vertx, config.proxy().host(), config.proxy().tls().get().port(), tls)
+        .onSuccess(tlsPort::set)
+        .onSuccess(p -> LOG.info("proxy listening on https://{}:{}", config.proxy().host(), p));
   }
 
   /**
@@ -140,6 +174,11 @@ public final class Fairway {
 
   public int proxyPort() {
     return proxyPort.get();
+  }
+
+  /** The TLS listener's port, or -1 without {@code proxy.tls}. */
+  public int tlsPort() {
+    return tlsPort.get();
   }
 
   public int adminPort() {

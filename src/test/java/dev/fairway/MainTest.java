@@ -33,7 +33,7 @@ class MainTest {
     assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
     assertThat(r.stderr()).containsExactly(
         "fairway: invalid configuration " + conf + ":",
-        "  proxy.port: 70000 is invalid; expected an integer from 0 to 65535",
+        "  proxy.port: 70000 is invalid; expected an integer from -1 to 65535",
         "  services[0].strategy: \"fastest\" is invalid; expected one of round-robin, least-loaded, "
             + "weighted-round-robin, slot-queue, fair-share, interleaved-weighted-round-robin, p2c-peak-ewma");
   }

@@ -106,10 +106,15 @@ public final class ConfigParser {
   }
 
   private static ProxySettings proxy(Node n) {
-    ProxySettings p = new ProxySettings(n.string("host", "0.0.0.0"), n.intIn("port", 8080, 0, 65535),
+    String host = n.string("host", "0.0.0.0");
+    int port = n.intIn("port", 8080, ProxySettings.NO_PORT, 65535);
+    ProxySettings p = new ProxySettings(host, port,
         n.intIn("instances", 0, 0, 1024), n.longIn("drainGraceMs", 3000, 0, 3_600_000),
-        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000), limits(n));
+        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000), limits(n), TlsParser.parse(n));
     n.rejectUnknownKeys();
+    if (!p.cleartext() && p.tls().isEmpty()) {
+      n.problem("port", port, "a port from 0 to 65535; -1 (no cleartext listener) only with proxy.tls, else nothing listens");
+    }
     return p;
   }
 
@@ -339,7 +344,10 @@ public final class ConfigParser {
 
   private void checkPorts(ProxySettings proxy, AdminSettings admin, Optional<DemoSettings> demo) {
     Map<Integer, String> used = new HashMap<>();
-    claim(used, proxy.port(), "proxy.port");
+    if (proxy.cleartext()) {
+      claim(used, proxy.port(), "proxy.port");
+    }
+    proxy.tls().ifPresent(t -> claim(used, t.port(), "proxy.tls.port"));
     claim(used, admin.port(), "admin.port");
     demo.ifPresent(d -> {
       for (int i = 0; i < d.backends().size(); i++) {

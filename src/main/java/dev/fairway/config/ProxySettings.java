@@ -1,5 +1,7 @@
 package dev.fairway.config;
 
+import java.util.Optional;
+
 /**
  * The client-facing HTTP listener.
  *
@@ -9,16 +11,25 @@ package dev.fairway.config;
  * in-flight requests up to {@code drainTimeoutMs} to finish.
  *
  * @param host           address to bind
- * @param port           port to bind (0 picks a free one)
+ * @param port           port to bind (0 picks a free one; -1: no cleartext listener, TLS only)
  * @param instances      number of proxy verticles; 0 means one per event loop
  * @param drainGraceMs   how long to keep serving after SIGTERM (so load balancers notice)
  * @param drainTimeoutMs longest wait for in-flight requests once no longer accepting
  * @param limits         what the listener accepts from clients
+ * @param tls            the TLS listener on the same host, when configured
  */
 public record ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs,
-                            EdgeLimits limits) {
-  /** Settings with the default {@link EdgeLimits}. */
+                            EdgeLimits limits, Optional<TlsSettings> tls) {
+  /** {@code proxy.port} value that turns the cleartext listener off. */
+  public static final int NO_PORT = -1;
+
+  /** Settings with the default {@link EdgeLimits} and no TLS. */
   public ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs) {
-    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS);
+    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS, Optional.empty());
+  }
+
+  /** Whether the cleartext listener is on. */
+  public boolean cleartext() {
+    return port != NO_PORT;
   }
 }

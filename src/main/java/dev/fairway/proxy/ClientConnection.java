@@ -73,9 +73,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   private Channel tunnel;
   /** The connection's streams once it speaks HTTP/2, else {@code null}. */
   private H2Connection h2Streams;
+  private final boolean secure;
 
+  /** @param secure whether the connection came in over TLS */
   ClientConnection(Gateway gateway, Set<ClientConnection> registry, FramingGuard guard,
-                   HeadAwareCodecs.ResponseEncoder encoder) {
+                   HeadAwareCodecs.ResponseEncoder encoder, boolean secure) {
+    this.secure = secure;
     this.gateway = gateway;
     this.registry = registry;
     this.guard = guard;
@@ -137,6 +140,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   @Override
   public boolean multiplexed() {
     return false;
+  }
+
+  @Override
+  public boolean secure() {
+    return secure;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.fairway.proxy;
 
+import dev.fairway.proxy.tls.TlsTerminator;
 import dev.fairway.proxy.upstream.UpstreamPool;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -13,6 +14,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -20,18 +22,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The proxy's one listening socket: accepts connections on Vert.x's acceptor thread and hands
- * each to the next {@link ProxyVerticle} in turn, whose event loop then does all its I/O.
+ * The proxy's listening sockets (cleartext, TLS or both): accepts connections on Vert.x's acceptor
+ * thread and hands each to the next {@link ProxyVerticle} in turn, whose event loop then does all
+ * its I/O.
  *
  * <p>Example: with four proxy verticles joined (lanes 0..3), connections 1..5 go to lanes 1, 2, 3,
- * 0, 1: the turn moves on before each hand-off. Each lane forwards its connections' requests on its
- * own event loop with its own backend pool.
+ * 0, 1: the turn moves on before each hand-off, whichever socket accepted them. Each lane forwards
+ * its connections' requests on its own event loop with its own backend pool; a connection of the
+ * TLS socket gets the {@link TlsTerminator}'s handlers in front of the lane's HTTP handlers.
  */
 public final class Listener {
   private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
   private final List<ProxyVerticle> lanes = new CopyOnWriteArrayList<>();
   private int next;
-  private Channel server;
+  private final List<Channel> servers = new ArrayList<>();
 
   /** A proxy verticle is ready to take connections. */
   void join(ProxyVerticle lane) {
@@ -46,8 +50,12 @@ public final class Listener {
     }
   }
 
-  /** Binds {@code host:port} (0: any free port); completes with the port bound. */
-  public Future<Integer> bind(Vertx vertx, String host, int port) {
+  /**
+   * Binds {@code host:port} (0: any free port); completes with the port bound.
+   *
+   * @param tls the TLS handlers for this socket's connections, or {@code null} for cleartext
+   */
+  public Future<Integer> bind(Vertx vertx, String host, int port, TlsTerminator tls) {
     VertxInternal vx = (VertxInternal) vertx;
     Promise<Integer> bound = Promise.promise();
     new ServerBootstrap()
@@ -55,13 +63,14 @@ public final class Listener {
         .channelFactory(vx.transport().serverChannelFactory(false))
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
-        .handler(new Acceptor())
+        .handler(new Acceptor(tls))
         .childHandler(new ChannelInboundHandlerAdapter())
         .bind(host, port)
         .addListener(f -> {
           if (f.isSuccess()) {
+            Channel server = ((ChannelFuture) f).channel();
             synchronized (this) {
-              server = ((ChannelFuture) f).channel();
+              servers.add(server);
             }
             bound.complete(((InetSocketAddress) server.localAddress()).getPort());
           } else {
@@ -71,12 +80,10 @@ public final class Listener {
     return bound.future();
   }
 
-  /** Stops accepting connections; open ones are left to their lanes. */
+  /** Stops accepting connections on every socket; open ones are left to their lanes. */
   public synchronized void close() {
-    if (server != null) {
-      server.close();
-      server = null;
-    }
+    servers.forEach(Channel::close);
+    servers.clear();
   }
 
   private synchronized ProxyVerticle nextLane() {
@@ -90,6 +97,12 @@ public final class Listener {
   /** On the server channel: registers each accepted connection with a lane's event loop. */
   @ChannelHandler.Sharable
   private final class Acceptor extends ChannelInboundHandlerAdapter {
+    private final TlsTerminator tls;
+
+    Acceptor(TlsTerminator tls) {
+      this.tls = tls;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       Channel child = (Channel) msg;
@@ -100,7 +113,10 @@ public final class Listener {
       }
       child.config().setOption(ChannelOption.TCP_NODELAY, true);
       child.config().setAllocator(UpstreamPool.ALLOCATOR);
-      child.pipeline().addLast(lane.initializer());
+      if (tls != null) {
+        tls.install(child.pipeline());
+      }
+      child.pipeline().addLast(lane.initializer(tls != null));
       lane.loop().register(child).addListener(f -> {
         if (!f.isSuccess()) {
           child.unsafe().closeForcibly();

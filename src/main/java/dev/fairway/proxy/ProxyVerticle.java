@@ -72,7 +72,8 @@ public final class ProxyVerticle extends VerticleBase {
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   private EventLoop loop;
   private UpstreamPool pool;
-  private Initializer initializer;
+  private Initializer cleartext;
+  private Initializer secure;
   private Gateway gateway;
 
   /**
@@ -102,7 +103,8 @@ public final class ProxyVerticle extends VerticleBase {
     ExchangeContext ctx = new ExchangeContext(lane, table, pool, deadlines, tally, metrics, meters, accessLog, limits,
         draining, this::lameDuckSignal);
     gateway = new Gateway(ctx, () -> snapshot);
-    initializer = new Initializer();
+    cleartext = new Initializer(false);
+    secure = new Initializer(true);
     MessageConsumer<BalancerSnapshot> consumer = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> swap(m.body()));
     vertx.setPeriodic(OBSERVATION_PERIOD_MS, id -> flushTally());
@@ -136,9 +138,13 @@ public final class ProxyVerticle extends VerticleBase {
     return loop;
   }
 
-  /** Sets up the pipeline of a client connection handed to this verticle. */
-  ChannelInitializer<Channel> initializer() {
-    return initializer;
+  /**
+   * Sets up the pipeline of a client connection handed to this verticle.
+   *
+   * @param tls whether the connection came in on the TLS listener (its TLS handlers come first)
+   */
+  ChannelInitializer<Channel> initializer(boolean tls) {
+    return tls ? secure : cleartext;
   }
 
   private void flushTally() {
@@ -195,8 +201,16 @@ public final class ProxyVerticle extends VerticleBase {
    * (and steps aside if they are not), then the {@link FramingGuard} sees every byte, then
    * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which
    * keeps the idle timeout). A connection over {@code maxConnections} is answered 503 and closed.
+   * On a TLS connection these come after the TLS handlers (decrypted bytes; an ALPN {@code h2}
+   * client opens with the preface too), and the connection tells its requests it is secure.
    */
   private final class Initializer extends ChannelInitializer<Channel> {
+    private final boolean tls;
+
+    Initializer(boolean tls) {
+      this.tls = tls;
+    }
+
     @Override
     public boolean isSharable() {
       return true;
@@ -214,7 +228,7 @@ public final class ProxyVerticle extends VerticleBase {
       p.addLast(UpstreamPool.DECODER, HeadAwareCodecs.requestDecoder(limits));
       HeadAwareCodecs.ResponseEncoder encoder = new HeadAwareCodecs.ResponseEncoder();
       p.addLast(UpstreamPool.ENCODER, encoder);
-      p.addLast(ClientSide.NAME, new ClientConnection(gateway, connections, guard, encoder));
+      p.addLast(ClientSide.NAME, new ClientConnection(gateway, connections, guard, encoder, tls));
       if (clientConnections.incrementAndGet() > limits.maxConnections()) {
         clientConnections.decrementAndGet();
         ch.eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));

@@ -230,7 +230,7 @@ class ConfigParserTest {
     root.getJsonObject("demo").getJsonArray("backends").getJsonObject(0).put("port", 0);
 
     assertThat(problems(root)).containsExactly(
-        "proxy.port: 70000 is invalid; expected an integer from 0 to 65535",
+        "proxy.port: 70000 is invalid; expected an integer from -1 to 65535",
         "admin.port: -1 is invalid; expected an integer from 0 to 65535",
         "demo.backends[0].port: 0 is invalid; expected an integer from 1 to 65535");
   }
@@ -267,7 +267,7 @@ class ConfigParserTest {
         "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
-            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams",
+            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
             + "panicThresholdPercent, backends",
@@ -288,7 +288,7 @@ class ConfigParserTest {
     firstService(root).getJsonObject("healthCheck").put("intervalMs", true);
 
     assertThat(problems(root)).containsExactlyInAnyOrder(
-        "proxy.port: \"8080\" is invalid; expected an integer from 0 to 65535",
+        "proxy.port: \"8080\" is invalid; expected an integer from -1 to 65535",
         "admin.token: 42 is invalid; expected a string",
         "subsetting: \"none\" is invalid; expected a JSON object",
         "services[0].subsetSize: 1.5 is invalid; expected an integer >= 0",

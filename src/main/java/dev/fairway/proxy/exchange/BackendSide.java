@@ -63,7 +63,7 @@ final class BackendSide implements UpstreamUser {
     u.expectResponseTo(x.request.method() == HttpMethod.HEAD);
     if (!headPrepared || authority == null) { // a retry without Host names the backend it now goes to
       headPrepared = true;
-      x.request.toBackend(x.conn.remote(), authority, x.ctx.limits().trustedHops(), e.address(),
+      x.request.toBackend(x.conn.remote(), x.conn.secure(), authority, x.ctx.limits().trustedHops(), e.address(),
           x.conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, x.conn.channel().alloc());
     }
     x.attempt(nowNanos);

@@ -39,6 +39,9 @@ public interface Downstream {
   /** Whether this is an HTTP/2 stream (for the access log's version). */
   boolean multiplexed();
 
+  /** Whether the client connection is TLS ({@code X-Forwarded-Proto: https}). */
+  boolean secure();
+
   /** Bytes were read or sent: the connection is not idle. */
   void touch();
 

@@ -18,6 +18,9 @@ public interface ClientSide {
   /** The client's IP address, as text. */
   String remote();
 
+  /** Whether the connection came in over TLS. */
+  boolean secure();
+
   /** Bytes were read or sent: the connection is not idle. */
   void touch();
 

@@ -246,6 +246,11 @@ public final class H2Stream implements Downstream {
   }
 
   @Override
+  public boolean secure() {
+    return connection.secure();
+  }
+
+  @Override
   public boolean multiplexed() {
     return true;
   }

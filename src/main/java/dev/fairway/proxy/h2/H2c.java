@@ -100,7 +100,8 @@ public final class H2c extends ChannelInboundHandlerAdapter {
         .maxConcurrentStreams(limits.h2MaxConcurrentStreams())
         .maxHeaderListSize(limits.maxRequestLineBytes() + (long) limits.maxHeaderBytes());
     // responses of many streams, ended by many backend reads in one event-loop turn, leave in one write
-    p.addBefore(ctx.name(), null, new FlushConsolidationHandler(FLUSHES_PER_WRITE, true));
+    FlushConsolidationHandler flushes = new FlushConsolidationHandler(FLUSHES_PER_WRITE, true);
+    p.addBefore(ctx.name(), null, flushes);
     Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
         .initialSettings(settings)
         .validateHeaders(true)
@@ -111,7 +112,8 @@ public final class H2c extends ChannelInboundHandlerAdapter {
     p.addBefore(ctx.name(), null, streams);
     conn.switchedToH2(streams);
     p.remove(this);
-    p.fireChannelRead(buf); // from the head: the frame codec reads the preface itself
+    // into the frame codec, which reads the preface itself (not from the head: under TLS that is the SslHandler)
+    p.context(flushes).fireChannelRead(buf);
     // a stream waiting for a slot is not read, so its body holds part of the connection's window:
     // a window of many streams' keeps the others' uploads going meanwhile
     p.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));

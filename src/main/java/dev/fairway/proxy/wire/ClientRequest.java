@@ -54,12 +54,13 @@ public interface ClientRequest {
    * only {@code fallbackHost} may differ.
    *
    * @param client       the client's address ({@code X-Forwarded-For})
+   * @param tls          whether the client connection is TLS ({@code X-Forwarded-Proto: https})
    * @param authority    the client's {@code Host} (or absolute-form authority), or {@code null}
    * @param trustedHops  how many {@code X-Forwarded-*} hops before Fairway are trusted
    * @param fallbackHost the {@code Host} sent when the client named none: the backend's address
    * @param via          what to add to {@code Via}
    */
-  void toBackend(String client, String authority, int trustedHops, String fallbackHost, String via,
+  void toBackend(String client, boolean tls, String authority, int trustedHops, String fallbackHost, String via,
                  ByteBufAllocator alloc);
 
   /**

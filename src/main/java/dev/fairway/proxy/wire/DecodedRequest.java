@@ -120,7 +120,7 @@ public final class DecodedRequest implements ClientRequest {
   }
 
   @Override
-  public void toBackend(String client, String authority, int trustedHops, String fallbackHost, String via,
+  public void toBackend(String client, boolean tls, String authority, int trustedHops, String fallbackHost, String via,
                         ByteBufAllocator alloc) {
     HttpHeaders h = req.headers();
     if (prepared) {
@@ -131,7 +131,7 @@ public final class DecodedRequest implements ClientRequest {
     }
     prepared = true;
     boolean chunked = HttpUtil.isTransferEncodingChunked(req);
-    Headers.toBackend(h, client, authority, trustedHops, via);
+    Headers.toBackend(h, client, tls, authority, trustedHops, via);
     h.set(HttpHeaderNames.HOST, authority != null ? authority : fallbackHost);
     if (chunked) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

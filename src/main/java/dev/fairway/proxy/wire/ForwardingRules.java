@@ -107,9 +107,9 @@ public final class ForwardingRules {
     return kept == null ? client : kept + ", " + client;
   }
 
-  /** The backend's {@code X-Forwarded-Proto}: a trusted hop's, else {@code http}. */
-  public static String xForwardedProto(String prior, int trustedHops) {
-    return trustedHops > 0 && prior != null ? prior : "http";
+  /** The backend's {@code X-Forwarded-Proto}: a trusted hop's, else {@code https} over TLS, else {@code http}. */
+  public static String xForwardedProto(String prior, boolean tls, int trustedHops) {
+    return trustedHops > 0 && prior != null ? prior : tls ? "https" : "http";
   }
 
   /** The backend's {@code X-Forwarded-Host}: a trusted hop's, else the client's authority; {@code null}: none. */

@@ -32,10 +32,11 @@ public final class Headers {
    * Turns the client's request fields into the backend's, in place, by the {@link ForwardingRules}.
    *
    * @param client    the client's address ({@code X-Forwarded-For})
+   * @param tls       whether the client connection is TLS ({@code X-Forwarded-Proto})
    * @param authority the client's {@code Host}, or {@code null} ({@code X-Forwarded-Host})
    * @param via       what to add to {@code Via}: {@link ForwardingRules#VIA_TOKEN} or {@link ForwardingRules#VIA_TOKEN_H2}
    */
-  public static void toBackend(HttpHeaders h, String client, String authority, int trustedHops, String via) {
+  public static void toBackend(HttpHeaders h, String client, boolean tls, String authority, int trustedHops, String via) {
     String connection = connectionValue(h);
     String priorProto = null;
     String priorHost = null;
@@ -59,7 +60,7 @@ public final class Headers {
     }
     removeAll(h, drop);
     h.set(X_FORWARDED_FOR, ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
-    h.set(X_FORWARDED_PROTO, ForwardingRules.xForwardedProto(priorProto, trustedHops));
+    h.set(X_FORWARDED_PROTO, ForwardingRules.xForwardedProto(priorProto, tls, trustedHops));
     String host = ForwardingRules.xForwardedHost(priorHost, authority, trustedHops);
     if (host != null) {
       h.set(X_FORWARDED_HOST, host);

@@ -230,7 +230,7 @@ public final class RawRequest implements ClientRequest {
    * then {@code X-Forwarded-For}, {@code -Proto}, {@code -Host}, {@code Via} and {@code Host}.
    */
   @Override
-  public void toBackend(String client, String authority, int trustedHops, String fallbackHost, String via,
+  public void toBackend(String client, boolean tls, String authority, int trustedHops, String fallbackHost, String via,
                         ByteBufAllocator alloc) {
     release();
     byte[] h = head;
@@ -255,7 +255,7 @@ public final class RawRequest implements ClientRequest {
       s = e + 2;
     }
     field(out, "X-Forwarded-For", ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
-    field(out, "X-Forwarded-Proto", ForwardingRules.xForwardedProto(priorProto, trustedHops));
+    field(out, "X-Forwarded-Proto", ForwardingRules.xForwardedProto(priorProto, tls, trustedHops));
     String forwardedHost = ForwardingRules.xForwardedHost(priorHost, authority, trustedHops);
     if (forwardedHost != null) {
       field(out, "X-Forwarded-Host", forwardedHost);

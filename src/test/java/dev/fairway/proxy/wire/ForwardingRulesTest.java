@@ -55,8 +55,9 @@ class ForwardingRulesTest {
     assertThat(ForwardingRules.xForwardedFor("6.6.6.6,10.0.0.1", "127.0.0.1", 5))
         .isEqualTo("6.6.6.6, 10.0.0.1, 127.0.0.1");
     assertThat(ForwardingRules.xForwardedFor(null, "127.0.0.1", 1)).isEqualTo("127.0.0.1");
-    assertThat(ForwardingRules.xForwardedProto("https", 0)).isEqualTo("http");
-    assertThat(ForwardingRules.xForwardedProto("https", 1)).isEqualTo("https");
+    assertThat(ForwardingRules.xForwardedProto("https", false, 0)).isEqualTo("http");
+    assertThat(ForwardingRules.xForwardedProto("http", true, 0)).isEqualTo("https");
+    assertThat(ForwardingRules.xForwardedProto("https", false, 1)).isEqualTo("https");
     assertThat(ForwardingRules.xForwardedHost("edge", "shop", 0)).isEqualTo("shop");
     assertThat(ForwardingRules.xForwardedHost("edge", "shop", 1)).isEqualTo("edge");
     assertThat(ForwardingRules.xForwardedHost(null, null, 1)).isNull();

@@ -23,7 +23,7 @@ class RawRequestTest {
   }
 
   private static String toBackend(RawRequest r, String authority, EdgeLimits limits) {
-    r.toBackend("10.0.0.7", authority, limits.trustedHops(), "127.0.0.1:9001", ForwardingRules.VIA_TOKEN,
+    r.toBackend("10.0.0.7", false, authority, limits.trustedHops(), "127.0.0.1:9001", ForwardingRules.VIA_TOKEN,
         UnpooledByteBufAllocator.DEFAULT);
     try {
       return r.backendHead().toString(StandardCharsets.ISO_8859_1);
