@@ -116,6 +116,25 @@ class UpstreamTlsIT extends VertxTestBase {
   }
 
   @Test
+  void aTlsFailureIsRetriedOnAnotherBackendAndEjectsItsBackendAsAGatewayFailure() throws Exception {
+    TlsBackend misnamed = TlsBackend.start(vertx, "api-internal", null);
+    TlsBackend good = TlsBackend.start(vertx, "backend", null);
+    TestConfig cfg = TestConfig.service("api", new JsonObject().put("id", "b1").put("url", misnamed.url()),
+        new JsonObject().put("id", "b2").put("url", good.url())).healthCheck(3_600_000, 1000, 1, 3);
+    cfg.lastService().put("tls", ca("ca.pem"))
+        .put("outlierDetection", new JsonObject().put("consecutiveGatewayFailures", 1));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+
+    for (int i = 0; i < 40 && !"ejected".equals(state(fw, "b1")); i++) {
+      assertThat(get(fw, "/" + i).body()).as("retried on b2").isEqualTo("tls /" + i);
+      Thread.sleep(20);
+    }
+
+    assertThat(state(fw, "b1")).isEqualTo("ejected");
+    assertThat(misnamed.connections()).isZero();
+  }
+
+  @Test
   void theJvmTrustStoreDoesNotTrustATestCa() throws Exception {
     TlsBackend b = TlsBackend.start(vertx, "backend", null);
     Fairway fw = start(b.url(), null);
