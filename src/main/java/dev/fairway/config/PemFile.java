@@ -47,7 +47,8 @@ final class PemFile {
     byte[] bytes = Files.readAllBytes(file);
     List<X509Certificate> out = new ArrayList<>();
     try {
-      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(bytes))) {
+      CertificateFactory x509 = CertificateFactory.getInstance("X.509");
+      for (Certificate c : x509.generateCertificates(new ByteArrayInputStream(bytes))) {
         out.add((X509Certificate) c);
       }
     } catch (GeneralSecurityException | RuntimeException e) {

@@ -28,7 +28,8 @@ class AccessRecordTest {
         null, null, "TLS handshake with the backend failed: \"PKIX\"\n");
     assertThat(failed.json()).endsWith(",\"slotWaitMs\":0.0,\"reason\":"
         + "\"TLS handshake with the backend failed: \\\"PKIX\\\"\\u000a\"}");
-    assertThat(failed.combined()).endsWith(" wait_ms=0.0 reason=\"TLS handshake with the backend failed: \\\"PKIX\\\"?\"");
+    assertThat(failed.combined()).endsWith(" wait_ms=0.0 "
+        + "reason=\"TLS handshake with the backend failed: \\\"PKIX\\\"?\"");
   }
 
   @Test

@@ -235,8 +235,9 @@ class UpstreamTlsIT extends VertxTestBase {
 
   @Test
   void aWebSocketTunnelsThroughTheTlsConnection() throws Exception {
-    HttpServer echo = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setKeyCertOptions(
-            new PemKeyCertOptions().setCertPath(TlsBackend.file("backend.pem")).setKeyPath(TlsBackend.file("backend.key"))))
+    PemKeyCertOptions cert = new PemKeyCertOptions().setCertPath(TlsBackend.file("backend.pem"))
+        .setKeyPath(TlsBackend.file("backend.key"));
+    HttpServer echo = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setKeyCertOptions(cert))
         .webSocketHandler(ws -> ws.textMessageHandler(m -> ws.writeTextMessage("echo " + m)))
         .listen(0, "127.0.0.1").await(5, TimeUnit.SECONDS);
     Fairway fw = start("https://127.0.0.1:" + echo.actualPort(), ca("ca.pem"));

@@ -13,8 +13,9 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * One connection to a backend, last in its pipeline (an {@code SslHandler} for an {@code https://}
- * backend, {@link FramingGuard}, Netty's request encoder and response decoder, this): relays what the backend sends to the
- * {@link UpstreamUser} it serves now (an exchange), and goes back to its {@link UpstreamPool} between exchanges.
+ * backend, {@link FramingGuard}, Netty's request encoder and response decoder, this): relays what
+ * the backend sends to the {@link UpstreamUser} it serves now (an exchange), and goes back to its
+ * {@link UpstreamPool} between exchanges.
  *
  * <p>Example: an exchange for b1 takes an idle connection to b1 from the pool, writes its request,
  * and gets the response head and body parts from {@link #channelRead}; once the last part has

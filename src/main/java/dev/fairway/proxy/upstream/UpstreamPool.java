@@ -112,6 +112,16 @@ public final class UpstreamPool {
    * connection or the failure (an {@link javax.net.ssl.SSLException} for a TLS one).
    */
   public void connect(String host, int port, UpstreamTls profile, int connectMs, BiConsumer<Upstream, Throwable> done) {
+    if (profile != null && !tls.ready(profile)) { // the profile's first connection: its context is made first
+      tls.prepare(profile, loop, failure -> {
+        if (failure == null) {
+          connect(host, port, profile, connectMs, done);
+        } else {
+          done.accept(null, failure);
+        }
+      });
+      return;
+    }
     Upstream handler = new Upstream(key(host + ":" + port, profile), FramingGuard.forResponses(),
         HeadAwareCodecs.responseDecoder());
     ChannelFuture f = new Bootstrap()

@@ -9,19 +9,22 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.File;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 
 /**
  * The client-side TLS contexts of the process, one per distinct {@link UpstreamTls} profile, made
- * on first use (reading its few PEM files once) and shared by every event loop; and the
- * {@link SslHandler} that starts a backend connection's pipeline.
+ * on first use off the event loops ({@link #prepare}: reading its few PEM files once) and shared by
+ * every event loop; and the {@link SslHandler} that starts a backend connection's pipeline.
  *
  * <p>Example: services {@code a} and {@code b} both with {@code {"caPath": "ca.pem"}} share one
  * context; a connection to {@code https://127.0.0.1:9443} of service {@code a} with
@@ -84,6 +87,29 @@ public final class UpstreamTlsContexts {
       }
     }
     return h;
+  }
+
+  /** Whether the context of {@code profile} is made, so that a connection can start at once. */
+  boolean ready(UpstreamTls profile) {
+    return contexts.containsKey(profile);
+  }
+
+  /**
+   * Makes the context of {@code profile} off the event loops (reading its files and perhaps the
+   * JVM's trust store takes milliseconds), then tells {@code done} on {@code loop}: {@code null}
+   * once it is ready, or the {@link SSLException} that says why it cannot be made.
+   */
+  void prepare(UpstreamTls profile, EventExecutor loop, Consumer<Throwable> done) {
+    GlobalEventExecutor.INSTANCE.execute(() -> {
+      Throwable failure = null;
+      try {
+        context(profile);
+      } catch (SSLException e) {
+        failure = e;
+      }
+      Throwable result = failure;
+      loop.execute(() -> done.accept(result));
+    });
   }
 
   private SslContext context(UpstreamTls profile) throws SSLException {

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairway.config.UpstreamTls;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.DefaultEventLoop;
 import io.netty.handler.ssl.SslHandler;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
@@ -61,5 +64,27 @@ class UpstreamTlsContextsTest {
   void aMissingCaFileIsAnSslException() {
     assertThatThrownBy(() -> contexts.handler(profile("/no/such/ca.pem", true, null), ByteBufAllocator.DEFAULT,
         "127.0.0.1", 9443, 500)).isInstanceOf(SSLException.class);
+  }
+
+  @Test
+  void aProfilesContextIsMadeOffTheLoopAndItsFailureReported() throws Exception {
+    DefaultEventLoop loop = new DefaultEventLoop();
+    try {
+      UpstreamTls good = profile(CA, true, null);
+      CompletableFuture<Throwable> made = new CompletableFuture<>();
+      assertThat(contexts.ready(good)).isFalse();
+      contexts.prepare(good, loop,
+          failure -> made.complete(loop.inEventLoop() ? failure : new AssertionError("off loop")));
+      assertThat(made.get(10, TimeUnit.SECONDS)).isNull();
+      assertThat(contexts.ready(good)).isTrue();
+
+      UpstreamTls missing = profile("/no/such/ca.pem", true, null);
+      CompletableFuture<Throwable> refused = new CompletableFuture<>();
+      contexts.prepare(missing, loop, refused::complete);
+      assertThat(refused.get(10, TimeUnit.SECONDS)).isInstanceOf(SSLException.class);
+      assertThat(contexts.ready(missing)).isFalse();
+    } finally {
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
   }
 }
