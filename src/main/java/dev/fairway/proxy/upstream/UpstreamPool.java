@@ -122,6 +122,13 @@ public final class UpstreamPool {
       });
       return;
     }
+    SslHandler ssl;
+    try {
+      ssl = profile == null ? null : tls.handler(profile, ALLOCATOR, host, port, Math.max(1, connectMs));
+    } catch (SSLException e) {
+      done.accept(null, e);
+      return;
+    }
     Upstream handler = new Upstream(key(host + ":" + port, profile), FramingGuard.forResponses(),
         HeadAwareCodecs.responseDecoder());
     ChannelFuture f = new Bootstrap()
@@ -133,9 +140,9 @@ public final class UpstreamPool {
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, connectMs))
         .handler(new ChannelInitializer<>() {
           @Override
-          protected void initChannel(Channel ch) throws SSLException {
-            if (profile != null) {
-              ch.pipeline().addLast(TLS, tls.handler(profile, ch.alloc(), host, port, Math.max(1, connectMs)));
+          protected void initChannel(Channel ch) {
+            if (ssl != null) {
+              ch.pipeline().addLast(TLS, ssl);
             }
             ch.pipeline().addLast(FramingGuard.NAME, handler.guard)
                 .addLast(ENCODER, new HttpRequestEncoder())
@@ -147,10 +154,10 @@ public final class UpstreamPool {
     f.addListener(r -> {
       if (!r.isSuccess()) {
         done.accept(null, r.cause());
-      } else if (profile == null) {
+      } else if (ssl == null) {
         connected(f.channel(), host, port, handler, done);
       } else {
-        f.channel().pipeline().get(SslHandler.class).handshakeFuture().addListener(h -> {
+        ssl.handshakeFuture().addListener(h -> {
           if (h.isSuccess()) {
             connected(f.channel(), host, port, handler, done);
           } else {
