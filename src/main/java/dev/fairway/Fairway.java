@@ -12,6 +12,7 @@ import dev.fairway.proxy.Listener;
 import dev.fairway.proxy.ProxyShared;
 import dev.fairway.proxy.ProxyVerticle;
 import dev.fairway.proxy.tls.TlsTerminator;
+import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -50,6 +51,7 @@ public final class Fairway {
   private final AtomicInteger adminPort = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
   private final AtomicInteger clientConnections = new AtomicInteger();
+  private final UpstreamTlsContexts upstreamTls = new UpstreamTlsContexts();
   private final List<ProxyVerticle> proxies = new CopyOnWriteArrayList<>();
   private final Listener listener = new Listener();
   private final HttpMeters httpMeters;
@@ -109,7 +111,7 @@ public final class Fairway {
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
           ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), new ProxyShared(table, metrics,
-              draining::get, clientConnections, config.accessLog(), listener, httpMeters));
+              draining::get, clientConnections, config.accessLog(), listener, httpMeters, upstreamTls));
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))

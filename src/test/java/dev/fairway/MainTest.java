@@ -39,6 +39,26 @@ class MainTest {
   }
 
   @Test
+  void badUpstreamTlsExitsWithTwoAndOneLinePerProblem() throws Exception {
+    String clientPem = Path.of("src/test/resources/upstream-tls/client.pem").toAbsolutePath().toString();
+    String backendKey = Path.of("src/test/resources/upstream-tls/backend.key").toAbsolutePath().toString();
+    Path conf = write("tls.json", """
+        {"services": [{"name": "api", "backends": [{"url": "https://127.0.0.1:9443"}],
+                       "tls": {"caPath": "/no/such/ca.pem", "verify": "yes", "certPath": "%s", "keyPath": "%s"}}]}
+        """.formatted(clientPem, backendKey));
+
+    Result r = runMain(conf);
+
+    assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
+    assertThat(r.stderr()).containsExactly(
+        "fairway: invalid configuration " + conf + ":",
+        "  services[0].tls.caPath: \"/no/such/ca.pem\" is invalid; expected a readable file (no such file)",
+        "  services[0].tls.verify: \"yes\" is invalid; expected true or false",
+        "  services[0].tls.keyPath: \"" + backendKey + "\" is invalid; expected the private key of the first "
+            + "certificate in certPath " + clientPem + " (this key does not match it)");
+  }
+
+  @Test
   void nonJsonExitsWithTwo() throws Exception {
     Path conf = write("broken.json", "{\"services\": [ oops");
 

@@ -9,7 +9,9 @@ import java.time.Instant;
  * 28, 2.1, 1.9, 0.0, "-", "curl/8.0").json()} is
  * {@code {"time":"2026-11-22T01:00:00Z","client":"127.0.0.1","method":"GET","path":"/x",
  * "service":"demo","backend":"demo-1","status":200,"bytes":28,"totalMs":2.1,"upstreamMs":1.9,
- * "slotWaitMs":0.0}}.
+ * "slotWaitMs":0.0}}. When Fairway answered itself, {@code reason} says why, e.g.
+ * {@code "reason":"TLS handshake with the backend failed: PKIX path building failed: ..."} (JSON) or
+ * {@code reason="..."} (combined) at the end of the line.
  *
  * @param time       when the request arrived
  * @param client     the client's address
@@ -25,11 +27,21 @@ import java.time.Instant;
  * @param slotWaitMs time spent waiting for a free slot
  * @param referer    the {@code Referer} header, or {@code -}
  * @param userAgent  the {@code User-Agent} header, or {@code -}
+ * @param reason     why Fairway answered itself (its status's reason, with the cause of a failed
+ *                   connection), or {@code null}: not written
  */
 public record AccessRecord(Instant time, String client, String method, String path, String version, String service,
                            String backend, int status, long bytes, double totalMs, double upstreamMs,
-                           double slotWaitMs, String referer, String userAgent) {
+                           double slotWaitMs, String referer, String userAgent, String reason) {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  /** A record of a request that Fairway did not answer itself: no {@code reason}. */
+  public AccessRecord(Instant time, String client, String method, String path, String version, String service,
+                      String backend, int status, long bytes, double totalMs, double upstreamMs, double slotWaitMs,
+                      String referer, String userAgent) {
+    this(time, client, method, path, version, service, backend, status, bytes, totalMs, upstreamMs, slotWaitMs,
+        referer, userAgent, null);
+  }
 
   /** One JSON object, strings escaped. */
   public String json() {
@@ -65,6 +77,10 @@ public record AccessRecord(Instant time, String client, String method, String pa
     millis(out, upstreamMs);
     out.append(",\"slotWaitMs\":");
     millis(out, slotWaitMs);
+    if (reason != null) {
+      out.append(",\"reason\":");
+      quote(out, reason);
+    }
     out.append('}');
   }
 
@@ -86,6 +102,11 @@ public record AccessRecord(Instant time, String client, String method, String pa
     millis(out, upstreamMs);
     out.append(" wait_ms=");
     millis(out, slotWaitMs);
+    if (reason != null) {
+      out.append(" reason=\"");
+      clean(out, reason);
+      out.append('"');
+    }
   }
 
   /** Milliseconds rounded to the microsecond, as {@code Double.toString} writes such a value: 2.1, 2.123, 0.0. */

@@ -44,6 +44,8 @@ public final class Endpoint {
   private final String host;
   private final int port;
   private final String address;
+  /** Whether connections to it use TLS (an {@code https://} URL). */
+  private final boolean tls;
   private final WeightEpoch weightEpoch;
   private volatile int active;
   /** Capacity while available, 0 while not: a slot may be taken while {@code active < limit}. */
@@ -69,9 +71,19 @@ public final class Endpoint {
    *                    service must share it
    */
   public Endpoint(String id, String host, int port, WeightEpoch weightEpoch) {
+    this(id, host, port, false, weightEpoch);
+  }
+
+  /**
+   * @param tls         whether connections to it use TLS (an {@code https://} backend)
+   * @param weightEpoch moved by every change of this endpoint's weight; the endpoints of one
+   *                    service must share it
+   */
+  public Endpoint(String id, String host, int port, boolean tls, WeightEpoch weightEpoch) {
     this.id = id;
     this.host = host;
     this.port = port;
+    this.tls = tls;
     this.address = host + ":" + port;
     this.weightEpoch = Objects.requireNonNull(weightEpoch, "weightEpoch");
   }
@@ -91,6 +103,11 @@ public final class Endpoint {
 
   public int port() {
     return port;
+  }
+
+  /** Whether connections to it use TLS (an {@code https://} backend). */
+  public boolean tls() {
+    return tls;
   }
 
   /** {@code host:port}, e.g. {@code 127.0.0.1:9001}. */

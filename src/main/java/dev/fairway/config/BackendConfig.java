@@ -6,7 +6,8 @@ package dev.fairway.config;
  * <p>Example: {@code {"id": "b1", "url": "http://127.0.0.1:9001", "capacity": 3}} becomes
  * {@code BackendConfig[id=b1, url=http://127.0.0.1:9001, host=127.0.0.1, port=9001, capacity=3,
  * weight=1]}; without {@code id} the id is {@code 127.0.0.1:9001}, without {@code capacity} the
- * service's {@code slots.capacity} applies.
+ * service's {@code slots.capacity} applies. {@code "url": "https://10.0.0.7"} is port 443 and
+ * {@link #tls()}: Fairway speaks TLS to it, as its service's {@link UpstreamTls} says.
  *
  * @param id       stable identity; the same id in several services is one backend
  * @param url      the backend's base URL, {@code http://host:port}
@@ -16,4 +17,8 @@ package dev.fairway.config;
  * @param weight   configured weight, multiplies the capability score
  */
 public record BackendConfig(String id, String url, String host, int port, int capacity, int weight) {
+  /** Whether the URL is {@code https://}: connections to the backend use TLS. */
+  public boolean tls() {
+    return url.startsWith("https://");
+  }
 }

@@ -24,6 +24,8 @@ public final class ConfigParser {
   public static final String ADMIN_TOKEN_ENV = "FAIRWAY_ADMIN_TOKEN";
   /** The token shipped in {@code conf/config.json}; it only protects a loopback admin port. */
   public static final String PLACEHOLDER_TOKEN = "change-me";
+  /** What a backend URL must look like: cleartext HTTP/1.1 or TLS to the backend. */
+  static final String URL_EXPECTED = "http://host:port or https://host:port";
 
   private final List<String> problems = new ArrayList<>();
   private final Map<String, BackendConfig> backendsById = new HashMap<>();
@@ -209,6 +211,7 @@ public final class ConfigParser {
     long slowStartMs = n.longIn("slowStartMs", 0, 0, 3_600_000);
     int slowStartInitialPercent = n.intIn("slowStartInitialPercent", 10, 1, 100);
     int panicThresholdPercent = n.intIn("panicThresholdPercent", 50, 0, 100);
+    UpstreamTls tls = UpstreamTlsParser.parse(n.object("tls"));
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -225,7 +228,7 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {
@@ -305,22 +308,23 @@ public final class ConfigParser {
       return null;
     }
     String path = uri.getRawPath();
-    if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
         || (path != null && !path.isEmpty() && !path.equals("/")) || uri.getRawQuery() != null
         || uri.getRawUserInfo() != null) {
-      n.problem("url", url, "http://host:port with no path, query or user");
+      n.problem("url", url, URL_EXPECTED + " with no path, query or user");
       return null;
     }
-    int port = uri.getPort() == -1 ? 80 : uri.getPort();
+    int port = uri.getPort() == -1 ? (scheme.equals("https") ? 443 : 80) : uri.getPort();
     if (port < 1 || port > 65535) {
-      n.problem("url", url, "http://host:port with a port from 1 to 65535");
+      n.problem("url", url, URL_EXPECTED + " with a port from 1 to 65535");
       return null;
     }
     String host = uri.getHost();
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    String canonical = "http://" + uri.getHost() + ":" + port;
+    String canonical = scheme + "://" + uri.getHost() + ":" + port;
     if (id != null && id.isBlank()) {
       n.problem("id", id, "a non-empty id");
       return null;

@@ -23,13 +23,23 @@ import java.util.List;
  * @param slowStartInitialPercent where the ramp starts, in percent of weight and capacity
  * @param panicThresholdPercent below this share of healthy subset members, the service spreads
  *                              over all of its backends; 0: never
+ * @param tls                   how to speak TLS to its {@code https://} backends
  */
 public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
                             SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
                             BalancingSettings balancing, List<BackendConfig> backends,
                             OutlierSettings outlierDetection, long slowStartMs, int slowStartInitialPercent,
-                            int panicThresholdPercent) {
+                            int panicThresholdPercent, UpstreamTls tls) {
   public ServiceConfig {
     backends = List.copyOf(backends);
+  }
+
+  /** A service without a {@code tls} object ({@link UpstreamTls#DEFAULTS}). */
+  public ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize, SlotSettings slots,
+                       Timeouts timeouts, HealthCheckSettings healthCheck, BalancingSettings balancing,
+                       List<BackendConfig> backends, OutlierSettings outlierDetection, long slowStartMs,
+                       int slowStartInitialPercent, int panicThresholdPercent) {
+    this(name, match, strategy, subsetSize, slots, timeouts, healthCheck, balancing, backends, outlierDetection,
+        slowStartMs, slowStartInitialPercent, panicThresholdPercent, UpstreamTls.DEFAULTS);
   }
 }

@@ -16,8 +16,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
@@ -58,7 +56,6 @@ public final class BalancerVerticle extends VerticleBase {
   private BalancerSnapshot snapshot = BalancerSnapshot.EMPTY;
   /** Each backend's health-check timer, by id; a backend that leaves the table loses its probe. */
   private final Map<String, Probe> probes = new HashMap<>();
-  private HttpClientAgent healthClient;
   private HealthChecker checker;
   private long ejectionTimer = -1;
   private long ejectionTimerAt;
@@ -98,8 +95,7 @@ public final class BalancerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    healthClient = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false).setName("fairway-health"));
-    checker = new HealthChecker(healthClient);
+    checker = new HealthChecker(vertx);
     table = new BackendTable(config, source == null ? "" : source.hash(), slots, new SplittableRandom(),
         new Effects(), System.nanoTime());
     var bus = vertx.eventBus();
@@ -133,7 +129,7 @@ public final class BalancerVerticle extends VerticleBase {
     if (reloader != null) {
       reloader.stop();
     }
-    return healthClient.close();
+    return checker.close();
   }
 
   /** Applies a new valid config (see {@link BackendTable#reload}) and logs what changed. */
@@ -226,7 +222,8 @@ public final class BalancerVerticle extends VerticleBase {
     if (p.dead) {
       return;
     }
-    table.checkTarget(p.id).ifPresent(target -> checker.check(target.host(), target.port(), target.settings())
+    table.checkTarget(p.id).ifPresent(target -> checker.check(target.host(), target.port(), target.settings(),
+        target.tls())
         .onSuccess(r -> {
           if (p.dead || probes.get(p.id) != p) {
             return;

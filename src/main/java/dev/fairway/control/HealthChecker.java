@@ -2,13 +2,27 @@ package dev.fairway.control;
 
 import dev.fairway.config.HealthCheckSettings;
 import dev.fairway.config.HealthExpectation;
+import dev.fairway.config.UpstreamTls;
 import io.vertx.core.Future;
-import io.vertx.core.http.HttpClient;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 
 /**
  * Runs one active health check with the Vert.x WebClient: {@code GET path} on the backend, bounded
@@ -20,21 +34,62 @@ import java.util.concurrent.TimeUnit;
  * {@code endpoint-load-metrics: TEXT cpu_utilization=0.4} yields
  * {@code CheckResult[status=200, lameDuck=true, loadReport="TEXT cpu_utilization=0.4", failure=null]};
  * with {@code expectStatus "200-299"} a {@code 503} yields {@code failure="status 503 not in 200-299"};
- * a refused connection yields {@code status = 0} and {@code failure="connection refused"}.
+ * a refused connection yields {@code status = 0} and {@code failure="connection refused"}. An
+ * {@code https://} backend is checked over TLS with its service's {@code tls} settings; a
+ * certificate that does not verify yields {@code status = 0} and the TLS error as the failure.
  */
 final class HealthChecker {
   /** The most of a body kept to look for {@code expectBody} in. */
   static final int MAX_BODY_BYTES = 64 * 1024;
   static final String USER_AGENT = "fairway-health-check";
 
+  private final Vertx vertx;
   private final WebClient client;
+  /** One client per TLS profile of {@code https://} backends, made on first use. */
+  private final Map<UpstreamTls, WebClient> tlsClients = new HashMap<>();
+  /** The HTTP clients under the web clients, to close. */
+  private final List<HttpClientAgent> httpClients = new ArrayList<>();
+
+  /** Makes its HTTP clients (keep-alive off, user agent {@value #USER_AGENT}) on {@code vertx}. */
+  HealthChecker(Vertx vertx) {
+    this.vertx = vertx;
+    this.client = wrap(new HttpClientOptions().setKeepAlive(false).setName("fairway-health"));
+  }
+
+  private WebClient wrap(HttpClientOptions options) {
+    HttpClientAgent http = vertx.createHttpClient(options);
+    httpClients.add(http);
+    return WebClient.wrap(http,
+        new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+  }
 
   /**
-   * @param client the health-check HTTP client (keep-alive off); the WebClient wraps it and adds
-   *               the {@value #USER_AGENT} user agent
+   * The client of an {@code https://} backend's checks: the same CAs, verification, client
+   * certificate and ALPN ({@code http/1.1}) as the proxy's own connections to it; SNI and the
+   * name checked are the request's host, which {@link #check} sets to {@code serverName}.
    */
-  HealthChecker(HttpClient client) {
-    this.client = WebClient.wrap(client, new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+  private WebClient tlsClient(UpstreamTls tls) {
+    return tlsClients.computeIfAbsent(tls, t -> {
+      HttpClientOptions o = new HttpClientOptions().setKeepAlive(false).setName("fairway-health-tls").setSsl(true)
+          .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true)
+          .setAlpnVersions(List.of(HttpVersion.HTTP_1_1))
+          .setForceSni(t.serverName().filter(UpstreamTls::sendsSni).isPresent());
+      t.caPath().ifPresent(ca -> o.setTrustOptions(new PemTrustOptions().addCertPath(ca)));
+      if (t.mutual()) {
+        o.setKeyCertOptions(new PemKeyCertOptions().setCertPath(t.certPath().orElseThrow())
+            .setKeyPath(t.keyPath().orElseThrow()));
+      }
+      return wrap(o);
+    });
+  }
+
+  /** Closes every client. */
+  Future<?> close() {
+    List<Future<?>> closing = new ArrayList<>();
+    httpClients.forEach(c -> closing.add(c.close()));
+    httpClients.clear();
+    tlsClients.clear();
+    return Future.join(closing);
   }
 
   /**
@@ -52,10 +107,18 @@ final class HealthChecker {
     }
   }
 
-  Future<CheckResult> check(String host, int port, HealthCheckSettings settings) {
+  /**
+   * Checks {@code host:port}; with a TLS profile ({@code tls} not null) over TLS, connecting to
+   * {@code host} but asking for and verifying {@code serverName} (the request's host, so also the
+   * default {@code Host}).
+   */
+  Future<CheckResult> check(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
     HealthExpectation expect = settings.expect();
     long deadline = settings.timeoutMs();
-    HttpRequest<String> request = client.get(port, host, settings.path())
+    HttpRequest<Buffer> plain = tls == null ? client.get(port, host, settings.path())
+        : tlsClient(tls).request(HttpMethod.GET, SocketAddress.inetSocketAddress(port, host), port,
+            tls.serverNameFor(host), settings.path()).ssl(true);
+    HttpRequest<String> request = plain
         .connectTimeout(deadline).idleTimeout(deadline)
         .as(new BoundedBodyCodec(expect.needsBody() ? MAX_BODY_BYTES : 0));
     settings.host().ifPresent(h -> request.putHeader("host", h));
@@ -75,6 +138,15 @@ final class HealthChecker {
     }
     if (msg.contains("Connection refused")) {
       return "connection refused";
+    }
+    String tls = null; // the innermost TLS error says most (an untrusted chain, a wrong name)
+    for (Throwable c = e; c != null && c.getCause() != c; c = c.getCause()) {
+      if (c instanceof SSLException && c.getMessage() != null) {
+        tls = c.getMessage();
+      }
+    }
+    if (tls != null) {
+      return "TLS: " + tls;
     }
     return msg.isEmpty() ? name : msg;
   }

@@ -3,6 +3,7 @@ package dev.fairway.proxy;
 import dev.fairway.config.AccessLogSettings;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
+import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.slots.SlotTable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -20,8 +21,9 @@ import java.util.function.BooleanSupplier;
  * @param accessLog         the access-log settings
  * @param listener          the listening socket that hands connections to the proxy verticles
  * @param httpMeters        Vert.x's HTTP meters, fed by the proxy verticles
+ * @param upstreamTls       the TLS contexts of connections to {@code https://} backends
  */
 public record ProxyShared(SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
                           AtomicInteger clientConnections, AccessLogSettings accessLog,
-                          Listener listener, HttpMeters httpMeters) {
+                          Listener listener, HttpMeters httpMeters, UpstreamTlsContexts upstreamTls) {
 }

@@ -15,6 +15,7 @@ import dev.fairway.proxy.exchange.Tally;
 import dev.fairway.proxy.h2.ClientSide;
 import dev.fairway.proxy.h2.H2c;
 import dev.fairway.proxy.upstream.UpstreamPool;
+import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.FramingGuard;
 import dev.fairway.proxy.wire.HeadAwareCodecs;
@@ -63,6 +64,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final AccessLog accessLog;
   private final Listener listener;
   private final HttpMeters meters;
+  private final UpstreamTlsContexts upstreamTls;
   private final AtomicInteger clientConnections;
   private final EdgeLimits limits;
   private final long drainTimeoutMs;
@@ -92,6 +94,7 @@ public final class ProxyVerticle extends VerticleBase {
     this.metrics = shared.metrics();
     this.listener = shared.listener();
     this.meters = shared.httpMeters();
+    this.upstreamTls = shared.upstreamTls();
   }
 
   @Override
@@ -99,7 +102,7 @@ public final class ProxyVerticle extends VerticleBase {
     loop = ((ContextInternal) context).nettyEventLoop();
     VertxInternal vx = (VertxInternal) vertx;
     pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup(),
-        meters);
+        meters, upstreamTls);
     ExchangeContext ctx = new ExchangeContext(lane, table, pool, deadlines, tally, metrics, meters, accessLog, limits,
         draining, this::lameDuckSignal);
     gateway = new Gateway(ctx, () -> snapshot);

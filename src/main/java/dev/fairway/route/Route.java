@@ -2,6 +2,7 @@ package dev.fairway.route;
 
 import dev.fairway.config.MatchRule;
 import dev.fairway.config.Timeouts;
+import dev.fairway.config.UpstreamTls;
 import dev.fairway.slots.ServiceSlots;
 
 /**
@@ -15,6 +16,8 @@ import dev.fairway.slots.ServiceSlots;
  * @param timeouts      upstream timeouts
  * @param waitTimeoutMs longest wait for a free slot
  * @param slots         the service's live part of the slot table
+ * @param tls           how to speak TLS to the service's {@code https://} backends
  */
-public record Route(String service, MatchRule match, Timeouts timeouts, long waitTimeoutMs, ServiceSlots slots) {
+public record Route(String service, MatchRule match, Timeouts timeouts, long waitTimeoutMs, ServiceSlots slots,
+                    UpstreamTls tls) {
 }

@@ -19,12 +19,19 @@ import java.util.Map;
  * @param capacity  on-proxy capacity
  * @param weight    capability score for weighted strategies
  * @param available healthy and not lame duck, ejected or draining
+ * @param tls       whether connections to it use TLS (an {@code https://} URL)
  */
-public record EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available) {
+public record EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available,
+                           boolean tls) {
+
+  /** A cleartext backend. */
+  public EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available) {
+    this(id, host, port, capacity, weight, available, false);
+  }
 
   /**
    * Makes {@code endpoints} (by id) match {@code specs}: creates, updates or drops backends; a
-   * dropped one stops taking requests, one whose address changed is a new endpoint. A backend that
+   * dropped one stops taking requests, one whose address or scheme changed is a new endpoint. A backend that
    * joins a {@code running} table, or that the balancer gives back, is let go by {@code holds}.
    *
    * @return the backends that joined a running table or became available again
@@ -35,9 +42,9 @@ public record EndpointSpec(String id, String host, int port, int capacity, doubl
     List<Endpoint> returning = new ArrayList<>();
     for (EndpointSpec spec : specs) {
       Endpoint e = endpoints.get(spec.id());
-      boolean fresh = e == null || !e.host().equals(spec.host()) || e.port() != spec.port();
+      boolean fresh = e == null || !e.host().equals(spec.host()) || e.port() != spec.port() || e.tls() != spec.tls();
       if (fresh) {
-        e = new Endpoint(spec.id(), spec.host(), spec.port(), epoch);
+        e = new Endpoint(spec.id(), spec.host(), spec.port(), spec.tls(), epoch);
       }
       if (spec.available() && (fresh ? running : !e.available())) {
         returning.add(e);

@@ -7,6 +7,7 @@ import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.config.BackendConfig;
 import dev.fairway.config.BalancingSettings;
 import dev.fairway.config.HealthCheckSettings;
+import dev.fairway.config.UpstreamTls;
 import dev.fairway.health.BackendState;
 import dev.fairway.health.BackendStatus;
 import java.util.ArrayList;
@@ -27,6 +28,8 @@ import java.util.Set;
 final class Backend {
   BackendConfig config;
   HealthCheckSettings healthCheck;
+  /** How its health checks speak TLS to it, if it is {@code https://}: as its service's (the first one's). */
+  UpstreamTls tls;
   final BackendStatus status;
   final Set<String> services = new LinkedHashSet<>();
   final LoadStats stats = new LoadStats();
@@ -43,8 +46,10 @@ final class Backend {
   /** The delay of its first check once watched: spread over an interval at start-up, else at once. */
   long firstCheckMs = 1;
 
-  Backend(BackendConfig config, HealthCheckSettings healthCheck, BalancingSettings balancing, BackendStatus status) {
+  Backend(BackendConfig config, HealthCheckSettings healthCheck, UpstreamTls tls, BalancingSettings balancing,
+          BackendStatus status) {
     this.config = config;
+    this.tls = tls;
     this.weight = config.weight();
     this.score = new ScoreTracker(balancing.blackoutMs() * 1_000_000L, balancing.expirationMs() * 1_000_000L,
         balancing.errorUtilizationPenalty());

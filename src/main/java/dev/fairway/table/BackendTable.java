@@ -134,7 +134,8 @@ public final class BackendTable {
     noteSubsetChanges(previous);
     List<Route> routes = new ArrayList<>();
     for (ServiceConfig s : services.values()) {
-      routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), slots.service(s.name())));
+      routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), slots.service(s.name()),
+          s.tls()));
     }
     snapshot = new BalancerSnapshot(snapshot.version() + 1, routes);
     listener.published(snapshot);
@@ -183,7 +184,8 @@ public final class BackendTable {
   public Optional<CheckTarget> checkTarget(String id) {
     Backend e = backends.get(id);
     return e == null ? Optional.empty()
-        : Optional.of(new CheckTarget(e.config.host(), e.config.port(), e.healthCheck));
+        : Optional.of(new CheckTarget(e.config.host(), e.config.port(), e.healthCheck,
+            e.config.tls() ? e.tls : null));
   }
 
   /** A proxy saw {@code Lame-Duck: true} from {@code id} and marked it unavailable: confirm it. */

@@ -1,6 +1,7 @@
 package dev.fairway.table;
 
 import dev.fairway.config.HealthCheckSettings;
+import dev.fairway.config.UpstreamTls;
 
 /**
  * Where and how to run a backend's next health check.
@@ -10,6 +11,8 @@ import dev.fairway.config.HealthCheckSettings;
  * @param host     the backend's host
  * @param port     the backend's port
  * @param settings path, timeout and thresholds of its service's health check
+ * @param tls      how to speak TLS to it (its service's {@code tls}), or {@code null} for an
+ *                 {@code http://} backend
  */
-public record CheckTarget(String host, int port, HealthCheckSettings settings) {
+public record CheckTarget(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
 }

@@ -61,7 +61,8 @@ record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<Endpoint
     List<EndpointSpec> endpointSpecs = new ArrayList<>();
     for (Backend e : backends) {
       BackendConfig b = e.config;
-      endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), e.weight, e.status.available()));
+      endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), e.weight, e.status.available(),
+          b.tls()));
     }
     return new Layout(subsets, inAny, endpointSpecs, serviceSpecs);
   }

@@ -104,9 +104,10 @@ final class Roster {
       if (e == null) {
         e = add(b, s, false);
         counts[0]++;
-      } else if (!e.config.equals(b) || !e.healthCheck.equals(s.healthCheck())) {
+      } else if (!e.config.equals(b) || !e.healthCheck.equals(s.healthCheck()) || !e.tls.equals(s.tls())) {
         e.config = b;
         e.healthCheck = s.healthCheck();
+        e.tls = s.tls();
         counts[1]++;
       }
       e.services.add(s.name());
@@ -151,7 +152,7 @@ final class Roster {
   private Backend add(BackendConfig b, ServiceConfig service, boolean atStartUp) {
     Backend entry = backends.get(b.id());
     if (entry == null) {
-      entry = new Backend(b, service.healthCheck(), service.balancing(),
+      entry = new Backend(b, service.healthCheck(), service.tls(), service.balancing(),
           new BackendStatus(b.id(), HealthThresholds.of(service.healthCheck()), atStartUp));
       backends.put(b.id(), entry);
       long interval = service.healthCheck().intervalMs();

@@ -23,6 +23,16 @@ class AccessRecordTest {
   }
 
   @Test
+  void fairwaysOwnReasonEndsTheLine() {
+    AccessRecord failed = new AccessRecord(Instant.EPOCH, "c", "GET", "/", "HTTP/1.1", "s", "b1", 502, 38, 1, 1, 0,
+        null, null, "TLS handshake with the backend failed: \"PKIX\"\n");
+    assertThat(failed.json()).endsWith(",\"slotWaitMs\":0.0,\"reason\":"
+        + "\"TLS handshake with the backend failed: \\\"PKIX\\\"\\u000a\"}");
+    assertThat(failed.combined()).endsWith(" wait_ms=0.0 "
+        + "reason=\"TLS handshake with the backend failed: \\\"PKIX\\\"?\"");
+  }
+
+  @Test
   void controlCharactersCannotForgeLines() {
     AccessRecord evil = new AccessRecord(Instant.EPOCH, "c", "GET", "/x\nfake", "HTTP/1.1", "s", "b", 200, 0, 0, 0, 0,
         "-", "ua\r\n");

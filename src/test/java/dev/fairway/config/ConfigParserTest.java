@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * what was expected, all problems at once.
  */
 class ConfigParserTest {
-  private static final String NO_PATH = "http://host:port with no path, query or user";
+  private static final String NO_PATH = "http://host:port or https://host:port with no path, query or user";
+  private static final String BAD_PORT = "http://host:port or https://host:port with a port from 1 to 65535";
 
   @Test
   void shippedConfigFileParses() throws Exception {
@@ -193,14 +194,15 @@ class ConfigParserTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', value = {
-      "https://127.0.0.1:9001       | " + NO_PATH,
+      "ftp://127.0.0.1:9001         | " + NO_PATH,
+      "https://127.0.0.1:9001/api   | " + NO_PATH,
       "http://127.0.0.1:9001/api    | " + NO_PATH,
       "http://127.0.0.1:9001/?x=1   | " + NO_PATH,
       "http://user@127.0.0.1:9001   | " + NO_PATH,
       "127.0.0.1:9001               | an absolute URL like http://127.0.0.1:9001",
       "garbage                      | " + NO_PATH,
-      "http://127.0.0.1:99999       | http://host:port with a port from 1 to 65535",
-      "http://127.0.0.1:0           | http://host:port with a port from 1 to 65535",
+      "http://127.0.0.1:99999       | " + BAD_PORT,
+      "http://127.0.0.1:0           | " + BAD_PORT,
       "http://exa mple:80           | an absolute URL like http://127.0.0.1:9001",
   })
   void badBackendUrl(String url, String expected) {
@@ -270,7 +272,7 @@ class ConfigParserTest {
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
-            + "panicThresholdPercent, backends",
+            + "panicThresholdPercent, tls, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",
         "services[0].backends[0].wieght: unknown key; expected one of url, capacity, weight, id",
         "demo.backends[1].prt: unknown key; expected one of port, workMs");

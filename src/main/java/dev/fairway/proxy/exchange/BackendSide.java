@@ -1,6 +1,7 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.config.UpstreamTls;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.upstream.UpstreamUser;
 import dev.fairway.proxy.wire.ForwardingRules;
@@ -45,14 +46,16 @@ final class BackendSide implements UpstreamUser {
 
   /**
    * Gets a connection to {@code e}: an idle one from the pool (unless {@code fresh}), else a new
-   * one, reported to {@link Exchange#onConnect}.
+   * one, reported to {@link Exchange#onConnect}; over TLS, with the route's profile, for an
+   * {@code https://} backend.
    */
   void connect(Endpoint e, boolean fresh, int connectMs, long nowNanos) {
-    Upstream u = fresh ? null : x.ctx.pool().poll(e.address());
+    UpstreamTls tls = e.tls() ? x.route.tls() : null;
+    Upstream u = fresh ? null : x.ctx.pool().poll(x.ctx.pool().key(e.address(), tls));
     if (u != null) {
       take(u, e, nowNanos);
     } else {
-      x.ctx.pool().connect(e.host(), e.port(), connectMs, x::onConnect);
+      x.ctx.pool().connect(e.host(), e.port(), tls, connectMs, x::onConnect);
     }
   }
 

@@ -76,11 +76,12 @@ public final class Exchange extends SlotHolder {
   void onConnect(Upstream u, Throwable failure) {
     long now = System.nanoTime();
     if (failure != null) {
+      record.connectFailure = failure;
       release(Ending.FAILED, now);
       if (clientGone) {
         finish(0, now);
       } else {
-        retryElsewhere(Failure.CONNECT_FAILED);
+        retryElsewhere(Failure.ofConnect(failure));
       }
     } else if (clientGone) {
       ctx.pool().offer(u, now); // unused: as good as new for the next request
@@ -194,8 +195,9 @@ public final class Exchange extends SlotHolder {
       retryElsewhere(Failure.BAD_RESPONSE);
     } else {
       release(Ending.FAILED, now);
+      record.connectFailure = u.cause();
       fail(backend.timedOut() ? Failure.RESPONSE_TIMEOUT
-          : requestRelay.stalled() ? Failure.UPLOAD_STALLED : Failure.BAD_RESPONSE);
+          : requestRelay.stalled() ? Failure.UPLOAD_STALLED : Failure.ofLostConnection(u.cause()));
     }
   }
 
@@ -288,6 +290,7 @@ public final class Exchange extends SlotHolder {
       return;
     }
     record.status = f.status();
+    record.reason = f.reason(record.connectFailure);
     boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(),
         request.hasBody() && !requestRelay.ended());
     record.bytesOut = f.reason().length() + 1;

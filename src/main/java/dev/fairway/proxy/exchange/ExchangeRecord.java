@@ -33,6 +33,10 @@ final class ExchangeRecord {
   boolean backendRetryAfter;
   int status;
   String loadReport;
+  /** Why Fairway answered itself (see {@link dev.fairway.accesslog.AccessRecord#reason}), or {@code null}. */
+  String reason;
+  /** Why the last new backend connection could not be made (a refusal, a TLS handshake failure), or {@code null}. */
+  Throwable connectFailure;
   /** Vert.x's HTTP meters of this request's method, towards the client and the backend; null when off. */
   private HttpMeters.Side.Method serverMeter;
   private HttpMeters.Side.Method clientMeter;
@@ -137,7 +141,7 @@ final class ExchangeRecord {
       String version = conn.multiplexed() ? "HTTP/2.0" : req.version() == HttpVersion.HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
       log.log(req.method().name(), req.uri(), version, agent ? req.field("referer") : null,
           agent ? req.field("user-agent") : null, conn.remote(), service, e == null ? "-" : e.id(), finalStatus,
-          bytesOut, startNanos, e == null ? 0 : slotNanos, waitNanos, now);
+          bytesOut, startNanos, e == null ? 0 : slotNanos, waitNanos, now, reason);
     }
     return true;
   }

@@ -12,16 +12,17 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * One connection to a backend, last in its pipeline ({@link FramingGuard}, Netty's request encoder
- * and response decoder, this): relays what the backend sends to the
- * {@link UpstreamUser} it serves now (an exchange), and goes back to its {@link UpstreamPool} between exchanges.
+ * One connection to a backend, last in its pipeline (an {@code SslHandler} for an {@code https://}
+ * backend, {@link FramingGuard}, Netty's request encoder and response decoder, this): relays what
+ * the backend sends to the {@link UpstreamUser} it serves now (an exchange), and goes back to its
+ * {@link UpstreamPool} between exchanges.
  *
  * <p>Example: an exchange for b1 takes an idle connection to b1 from the pool, writes its request,
  * and gets the response head and body parts from {@link #channelRead}; once the last part has
  * been relayed and the backend kept the connection open, the connection is idle again.
  */
 public final class Upstream extends ChannelInboundHandlerAdapter {
-  /** The pool key: the backend's {@code host:port}. */
+  /** The pool key: the backend's {@code host:port}, and its TLS profile if any ({@link UpstreamPool#key}). */
   final String key;
   final FramingGuard guard;
   /** Netty's decoder, for the responses that are not {@link RawResponse}s (1xx, 101, chunked, close-delimited). */

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.upstream;
 
+import dev.fairway.config.UpstreamTls;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.wire.FramingGuard;
 import dev.fairway.proxy.wire.HeadAwareCodecs;
@@ -13,6 +14,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
@@ -22,6 +24,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import javax.net.ssl.SSLException;
 
 /**
  * The keep-alive connections of one event loop to its backends: idle ones by backend, newest
@@ -29,7 +32,8 @@ import java.util.function.BiConsumer;
  *
  * <p>Example: the first request to b1 connects ({@link #connect}); when its response is over the
  * connection is {@link #offer offered} back, and the next request to b1 within 4 s takes it
- * ({@link #poll}) instead of connecting again.
+ * ({@link #poll}) instead of connecting again. Connections to an {@code https://} backend begin
+ * with an {@link SslHandler} and are pooled apart from cleartext ones ({@link #key}).
  */
 public final class UpstreamPool {
   /**
@@ -46,22 +50,35 @@ public final class UpstreamPool {
   /** Pipeline names of a connection's HTTP encoder and decoder (client and backend connections alike). */
   public static final String ENCODER = "http-encoder";
   public static final String DECODER = "http-decoder";
+  /** Pipeline name of a backend connection's {@link SslHandler}, first in its pipeline (https backends). */
+  public static final String TLS = "tls";
 
   private final EventLoop loop;
   private final ChannelFactory<? extends Channel> channels;
   private final AddressResolverGroup<InetSocketAddress> resolver;
   private final HttpMeters meters;
+  private final UpstreamTlsContexts tls;
   private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
 
+  /** @param tls the process's TLS contexts for {@code https://} backends */
   public UpstreamPool(EventLoop loop, ChannelFactory<? extends Channel> channels,
-               AddressResolverGroup<InetSocketAddress> resolver, HttpMeters meters) {
+               AddressResolverGroup<InetSocketAddress> resolver, HttpMeters meters, UpstreamTlsContexts tls) {
     this.meters = meters;
+    this.tls = tls;
     this.loop = loop;
     this.channels = channels;
     this.resolver = resolver;
   }
 
-  /** The most recently used idle connection to {@code key}, or {@code null}. */
+  /**
+   * The key under which connections to {@code host:port} ({@code address}) with the TLS
+   * {@code profile} ({@code null}: cleartext) are pooled; see {@link UpstreamTlsContexts#poolKey}.
+   */
+  public String key(String address, UpstreamTls profile) {
+    return tls.poolKey(address, profile);
+  }
+
+  /** The most recently used idle connection under {@code key} ({@link #key}), or {@code null}. */
   public Upstream poll(String key) {
     ArrayDeque<Upstream> q = idle.get(key);
     if (q == null) {
@@ -89,10 +106,31 @@ public final class UpstreamPool {
     idle.computeIfAbsent(u.key, k -> new ArrayDeque<>()).addLast(u);
   }
 
-  /** Connects to {@code host:port} within {@code connectMs}; tells {@code done} the connection or the failure. */
-  public void connect(String host, int port, int connectMs, BiConsumer<Upstream, Throwable> done) {
-    String key = host + ":" + port;
-    Upstream handler = new Upstream(key, FramingGuard.forResponses(), HeadAwareCodecs.responseDecoder());
+  /**
+   * Connects to {@code host:port} within {@code connectMs}, then, with a TLS {@code profile} (null:
+   * cleartext), completes the TLS handshake within {@code connectMs} more; tells {@code done} the
+   * connection or the failure (an {@link javax.net.ssl.SSLException} for a TLS one).
+   */
+  public void connect(String host, int port, UpstreamTls profile, int connectMs, BiConsumer<Upstream, Throwable> done) {
+    if (profile != null && !tls.ready(profile)) { // the profile's first connection: its context is made first
+      tls.prepare(profile, loop, failure -> {
+        if (failure == null) {
+          connect(host, port, profile, connectMs, done);
+        } else {
+          done.accept(null, failure);
+        }
+      });
+      return;
+    }
+    SslHandler ssl;
+    try {
+      ssl = profile == null ? null : tls.handler(profile, ALLOCATOR, host, port, Math.max(1, connectMs));
+    } catch (SSLException e) {
+      done.accept(null, e);
+      return;
+    }
+    Upstream handler = new Upstream(key(host + ":" + port, profile), FramingGuard.forResponses(),
+        HeadAwareCodecs.responseDecoder());
     ChannelFuture f = new Bootstrap()
         .group(loop)
         .channelFactory(channels)
@@ -103,6 +141,9 @@ public final class UpstreamPool {
         .handler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
+            if (ssl != null) {
+              ch.pipeline().addLast(TLS, ssl);
+            }
             ch.pipeline().addLast(FramingGuard.NAME, handler.guard)
                 .addLast(ENCODER, new HttpRequestEncoder())
                 .addLast(DECODER, handler.decoder)
@@ -111,15 +152,28 @@ public final class UpstreamPool {
         })
         .connect(host, port);
     f.addListener(r -> {
-      if (r.isSuccess()) {
-        SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
-        Object metric = meters.upstreamConnected(remote);
-        f.channel().closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
-        done.accept(handler, null);
-      } else {
+      if (!r.isSuccess()) {
         done.accept(null, r.cause());
+      } else if (ssl == null) {
+        connected(f.channel(), host, port, handler, done);
+      } else {
+        ssl.handshakeFuture().addListener(h -> {
+          if (h.isSuccess()) {
+            connected(f.channel(), host, port, handler, done);
+          } else {
+            f.channel().close();
+            done.accept(null, h.cause());
+          }
+        });
       }
     });
+  }
+
+  private void connected(Channel ch, String host, int port, Upstream handler, BiConsumer<Upstream, Throwable> done) {
+    SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
+    Object metric = meters.upstreamConnected(remote);
+    ch.closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
+    done.accept(handler, null);
   }
 
   /** Closes the connections idle for longer than {@link #KEEP_ALIVE_NANOS}. */

@@ -8,13 +8,15 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLException;
 
 /**
  * Every status Fairway itself produces, in one place: the status, the one-line reason sent as
  * the body, whether a {@code Retry-After} goes with it and whether the connection is closed.
  *
  * <p>Example: {@code SLOT_TIMEOUT} is {@code 503 "no free slot within the wait timeout"} with
- * {@code Retry-After}; {@code MALFORMED_REQUEST} is 400 and closes the connection.
+ * {@code Retry-After}; {@code MALFORMED_REQUEST} is 400 and closes the connection; a backend
+ * connection whose TLS handshake fails is {@code BACKEND_TLS}, 502.
  */
 public enum Failure {
   NO_ROUTE(404, "no service matches this host and path", false, false),
@@ -22,6 +24,8 @@ public enum Failure {
   SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false),
   QUEUE_FULL(503, "too many requests waiting for a free slot", true, false),
   CONNECT_FAILED(503, "could not connect to a backend", true, false),
+  /** The backend's TLS handshake failed (untrusted or misnamed certificate, client certificate refused, ...). */
+  BACKEND_TLS(502, "TLS handshake with the backend failed", false, false),
   RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false),
   BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false),
   MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true),
@@ -61,6 +65,48 @@ public enum Failure {
       return HEADERS_TOO_LARGE;
     }
     return MALFORMED_REQUEST;
+  }
+
+  /**
+   * The failure for a backend connection that could not be made: {@link #BACKEND_TLS} if TLS
+   * failed (the cause is, or wraps, an {@link SSLException}), else {@link #CONNECT_FAILED}.
+   */
+  public static Failure ofConnect(Throwable cause) {
+    return tlsCause(cause) == null ? CONNECT_FAILED : BACKEND_TLS;
+  }
+
+  /**
+   * The failure for a backend connection lost before the response head: {@link #BACKEND_TLS} if
+   * TLS failed (a TLS 1.3 backend refuses a client certificate only after the handshake), else
+   * {@link #BAD_RESPONSE}.
+   */
+  public static Failure ofLostConnection(Throwable cause) {
+    return tlsCause(cause) == null ? BAD_RESPONSE : BACKEND_TLS;
+  }
+
+  /**
+   * The reason for the access log: {@link #reason()}, and for a failed connection what went wrong,
+   * e.g. {@code TLS handshake with the backend failed: PKIX path building failed: ...}.
+   *
+   * @param connectFailure why the last backend connection failed, or {@code null}
+   */
+  public String reason(Throwable connectFailure) {
+    if (connectFailure == null || (this != CONNECT_FAILED && this != BACKEND_TLS)) {
+      return reason;
+    }
+    Throwable tls = tlsCause(connectFailure);
+    Throwable why = tls != null ? tls : connectFailure;
+    String text = why.getMessage() == null ? why.getClass().getSimpleName() : why.getMessage();
+    return reason + ": " + text;
+  }
+
+  private static Throwable tlsCause(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof SSLException) {
+        return c;
+      }
+    }
+    return null;
   }
 
   /**
