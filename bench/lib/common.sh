@@ -157,11 +157,13 @@ fairway_config() {
 JSON
 }
 
-# run_wrk URL CONNS DURATION [THREADS]: prints "rps p99_ms errors requests"
+# run_wrk URL CONNS DURATION [THREADS [WRK_ARGS...]]: prints "rps p99_ms errors requests"
+# (an empty THREADS takes WRK_THREADS; WRK_ARGS go to wrk as they are, e.g. -H "Connection: close")
 run_wrk() {
   local url=$1 c=$2 d=$3 threads=${4:-${WRK_THREADS:-2}} out
+  shift $(( $# < 4 ? $# : 4 ))
   if (( threads > c )); then threads=$c; fi
-  out=$(timeout $(( $(secs "$d") + 30 )) wrk -t "$threads" -c "$c" -d "$d" --latency "$url" 2>&1) \
+  out=$(timeout $(( $(secs "$d") + 30 )) wrk -t "$threads" -c "$c" -d "$d" --latency "$@" "$url" 2>&1) \
     || die "wrk against $url failed: $out"
   awk '
     function ms(v) {
