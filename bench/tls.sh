@@ -54,18 +54,6 @@ PIDS=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# wait_https PORT PID NAME: until / answers 200 over TLS (60 s), or the process dies
-wait_https() {
-  local port=$1 pid=$2 name=$3 deadline=$((SECONDS + 60)) code=
-  while (( SECONDS < deadline )); do
-    kill -0 "$pid" 2>/dev/null || die "$name exited during start-up (see $WORK)"
-    code=$(curl -sk -o /dev/null -m 2 -w '%{http_code}' "https://$HOST:$port/" || true)
-    [[ $code == 200 ]] && return 0
-    sleep 0.2
-  done
-  die "$name did not answer 200 on https://$HOST:$port/ within 60 s (last status '$code')"
-}
-
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
   -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/site.key" -out "$WORK/site.pem" 2>/dev/null \
   || die "openssl could not make a certificate"
@@ -75,7 +63,7 @@ start_nginx 1 "$BACKEND1_PORT"
 start_nginx 2 "$BACKEND2_PORT"
 start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" \
   "$HOST:$((HAPROXY_PORT + 1000))" "$HOST:$HAPROXY_PORT ssl crt $WORK/haproxy.pem alpn http/1.1"
-wait_https "$HAPROXY_PORT" "${PIDS[-1]}" HAProxy
+wait_http "$HAPROXY_PORT" / "${PIDS[-1]}" HAProxy https
 
 cat > "$WORK/fairway.json" <<JSON
 {
@@ -95,7 +83,7 @@ JSON
 # shellcheck disable=SC2086
 java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!)
-wait_https "$FAIRWAY_PORT" "$!" Fairway
+wait_http "$FAIRWAY_PORT" / "$!" Fairway https
 log "Fairway $(grep -o "TLS provider: [^,]*" "$WORK/fairway.log" | head -1)"
 
 declare -A PORT_OF=([haproxy]=$HAPROXY_PORT [fairway]=$FAIRWAY_PORT)

@@ -30,16 +30,17 @@ cleanup() {
   exit "$rc"
 }
 
-# wait_http PORT PATH PID NAME: until PATH on PORT answers 200 (60 s), or the process dies
+# wait_http PORT PATH PID NAME [SCHEME]: until PATH on PORT answers 200 (60 s), or the process
+# dies; SCHEME https checks over TLS without verifying the certificate
 wait_http() {
-  local port=$1 path=$2 pid=$3 name=$4 deadline=$((SECONDS + 60)) code=
+  local port=$1 path=$2 pid=$3 name=$4 scheme=${5:-http} deadline=$((SECONDS + 60)) code=
   while (( SECONDS < deadline )); do
     kill -0 "$pid" 2>/dev/null || die "$name exited during start-up (see $WORK)"
-    code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://$HOST:$port$path" || true)
+    code=$(curl -sk -o /dev/null -m 2 -w '%{http_code}' "$scheme://$HOST:$port$path" || true)
     [[ $code == 200 ]] && return 0
     sleep 0.2
   done
-  die "$name did not answer 200 on http://$HOST:$port$path within 60 s (last status '$code')"
+  die "$name did not answer 200 on $scheme://$HOST:$port$path within 60 s (last status '$code')"
 }
 
 ensure_jar() {
