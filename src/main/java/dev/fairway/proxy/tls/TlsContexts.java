@@ -50,11 +50,9 @@ public final class TlsContexts {
   private static final int SAN_DNS = 2;
 
   private final Mapping<String, SslContext> mapping;
-  private final SslProvider provider;
 
-  private TlsContexts(Mapping<String, SslContext> mapping, SslProvider provider) {
+  private TlsContexts(Mapping<String, SslContext> mapping) {
     this.mapping = mapping;
-    this.provider = provider;
   }
 
   /**
@@ -87,16 +85,12 @@ public final class TlsContexts {
       LOG.info("TLS certificate {} ({}) serves {}{}", c.path(), c.certPath(), names.isEmpty() ? "no DNS name" : names,
           i == 0 ? ", and every client without SNI or with a name no certificate covers" : "");
     }
-    return new TlsContexts(b.build(), provider);
+    return new TlsContexts(b.build());
   }
 
   /** Server name (SNI, {@code null} when none was sent) to the context to serve it with. */
   public Mapping<String, SslContext> mapping() {
     return mapping;
-  }
-
-  public SslProvider provider() {
-    return provider;
   }
 
   private static SslContext context(TlsSettings s, TlsSettings.Certificate c, SslProvider provider) throws SSLException {

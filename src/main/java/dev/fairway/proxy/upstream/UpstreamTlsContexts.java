@@ -15,6 +15,7 @@ import java.io.File;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SNIHostName;
@@ -40,18 +41,19 @@ public final class UpstreamTlsContexts {
   /** The TLS implementation of backend connections. */
   static final SslProvider PROVIDER = SslProvider.JDK;
 
-  private final Map<UpstreamTls, SslContext> contexts = new ConcurrentHashMap<>();
-  /** A short distinct tag per profile, for the pool keys ({@link #poolKey}). */
-  private final Map<UpstreamTls, String> tags = new ConcurrentHashMap<>();
-  private final AtomicInteger nextTag = new AtomicInteger();
-
   /**
-   * What ALPN offers a backend of this profile: what the service's upstream protocol allows.
-   * Today that is HTTP/1.1 only; HTTP/2 to backends would add {@code h2} here.
+   * What ALPN offers a backend: what the upstream protocol allows. Today that is HTTP/1.1 only;
+   * HTTP/2 to backends would add {@code h2} here, per profile.
    */
-  static List<String> alpn(UpstreamTls profile) {
-    return List.of(ApplicationProtocolNames.HTTP_1_1);
+  static final List<String> ALPN = List.of(ApplicationProtocolNames.HTTP_1_1);
+
+  private final Map<UpstreamTls, SslContext> contexts = new ConcurrentHashMap<>();
+  /** A profile's distinct tag and the pool key of each address with it, each made once. */
+  private record PoolKeys(String tag, Map<String, String> byAddress) {
   }
+
+  private final Map<UpstreamTls, PoolKeys> poolKeys = new ConcurrentHashMap<>();
+  private final AtomicInteger nextTag = new AtomicInteger();
 
   /**
    * The key of the pool of idle connections to {@code address} ({@code host:port}) with
@@ -62,7 +64,17 @@ public final class UpstreamTlsContexts {
     if (profile == null) {
       return address;
     }
-    return address + "|tls" + tags.computeIfAbsent(profile, p -> Integer.toString(nextTag.getAndIncrement()));
+    PoolKeys keys = poolKeys.get(profile);
+    if (keys == null) {
+      keys = poolKeys.computeIfAbsent(profile,
+          p -> new PoolKeys("|tls" + nextTag.getAndIncrement(), new ConcurrentHashMap<>()));
+    }
+    String key = keys.byAddress().get(address); // made once per address: no string built per request
+    if (key == null) {
+      String tag = keys.tag();
+      key = keys.byAddress().computeIfAbsent(address, a -> a + tag);
+    }
+    return key;
   }
 
   /**
@@ -108,7 +120,11 @@ public final class UpstreamTlsContexts {
         failure = e;
       }
       Throwable result = failure;
-      loop.execute(() -> done.accept(result));
+      try {
+        loop.execute(() -> done.accept(result));
+      } catch (RejectedExecutionException shuttingDown) {
+        done.accept(result); // the loop is closing: answer here rather than never
+      }
     });
   }
 
@@ -136,7 +152,7 @@ public final class UpstreamTlsContexts {
     SslContextBuilder b = SslContextBuilder.forClient().sslProvider(PROVIDER)
         .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, alpn(profile)));
+            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, ALPN));
     if (profile.verify()) {
       b.endpointIdentificationAlgorithm("HTTPS");
       profile.caPath().ifPresent(ca -> b.trustManager(new File(ca)));
