@@ -102,7 +102,15 @@ public final class AdminVerticle extends VerticleBase {
     // Last, so it never shadows the routes above: GET / is webroot/index.html.
     router.get("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false)
         .setDirectoryListing(false).setIncludeHidden(false));
-    server = vertx.createHttpServer().requestHandler(router);
+    server = vertx.createHttpServer().requestHandler(request -> {
+      if (request.version() == HttpVersion.HTTP_1_1 && request.authority() == null) {
+        // RFC 9112 §3.2: 400. Answered here: the router would log each one as an unhandled error.
+        request.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+            .putHeader(HttpHeaders.CONNECTION, "close").end("missing or malformed Host header\n");
+      } else {
+        router.handle(request);
+      }
+    });
     return server.listen(settings.port(), settings.host()).onSuccess(s -> onListening.accept(s.actualPort()));
   }
 
