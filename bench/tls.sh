@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # TLS benchmark for issue 22: Fairway's TLS listener next to HAProxy's `bind ... ssl crt`, both in
-# front of the same two nginx backends (cleartext), measured with wrk over HTTPS in one run.
+# front of the same two nginx backends, measured with wrk (and h2load) over HTTPS in one run.
 #
 #   bench/tls.sh                                 # defaults below, about 4 minutes
 #   ROUNDS=5 CONNS="50 200" bench/tls.sh
+#   BACKEND_TLS=1 bench/tls.sh                   # re-encryption: the backends are https:// too
+#   LOADS="keepalive h2" bench/tls.sh            # adds HTTP/2 over TLS (h2load, ALPN h2)
 #
 # What it does, all on 127.0.0.1 and all under a mktemp directory:
 #   1. builds target/fairway.jar if it is missing (or takes JAR);
 #   2. makes a self-signed EC P-256 certificate for 127.0.0.1 with openssl;
-#   3. starts two nginx backends, HAProxy (nbthread = cores, `ssl crt` on HAPROXY_PORT, ALPN
-#      http/1.1) and Fairway (proxy.tls on FAIRWAY_PORT with the same certificate, cleartext off);
-#   4. warms both up, then per round and connection count (their order swapped each round):
-#      - keep-alive: wrk over HTTPS, every connection kept: requests/s and p99;
-#      - new handshakes: wrk with `Connection: close`, so every request is a new TLS connection
-#        with a full handshake (wrk resumes no sessions): requests/s = handshakes/s;
+#   3. starts two nginx backends (cleartext, or with BACKEND_TLS=1 HTTPS with that certificate),
+#      HAProxy (nbthread = cores, `ssl crt` on HAPROXY_PORT, ALPN h2,http/1.1; to HTTPS backends
+#      `ssl verify required ca-file`) and Fairway (proxy.tls on FAIRWAY_PORT with the same
+#      certificate, default ALPN, cleartext off; to HTTPS backends `tls.caPath`, verifying);
+#   4. warms both up, then per round and connection count (their order swapped each round), the
+#      LOADS among:
+#      - keepalive: wrk over HTTPS, every connection kept: requests/s and p99;
+#      - new: wrk with `Connection: close`, so every request is a new TLS connection with a full
+#        handshake (wrk resumes no sessions): requests/s = handshakes/s;
+#      - h2: h2load over HTTPS (ALPN h2), H2_STREAMS streams per connection: requests/s and the
+#        mean request time (h2load reports no percentiles: the p99 columns hold the mean);
 #   5. prints the medians over the rounds and the Fairway/HAProxy ratios.
 # Every process it starts is stopped on exit (trap), and every wait has a timeout.
 #
 # Environment (defaults in brackets):
 #   ROUNDS [3]  CONNS ["50"]  DURATION [8s]  WRK_THREADS [2]  WARMUP [5s]
+#   LOADS ["keepalive new"]  H2_STREAMS [10]  BACKEND_TLS [0]
 #   JAR [target/fairway.jar]  JAVA_OPTS [see below]  HAPROXY_THREADS [cores]
+#   FAIRWAY_INSTANCES [0: proxy.instances' default, one per event loop = 2 x cores]
 #   BACKEND1_PORT [19011] BACKEND2_PORT [19012] HAPROXY_PORT [18443] FAIRWAY_PORT [18444]
 #   ADMIN_PORT [18094]
 set -euo pipefail
@@ -29,6 +38,10 @@ CONNS=${CONNS:-"50"}
 DURATION=${DURATION:-8s}
 WRK_THREADS=${WRK_THREADS:-2}
 WARMUP=${WARMUP:-5s}
+LOADS=${LOADS:-"keepalive new"}
+H2_STREAMS_PER_CONN=${H2_STREAMS:-10}
+unset H2_STREAMS # run_load reads it: set only for the h2 load
+BACKEND_TLS=${BACKEND_TLS:-0}
 CORES=$(nproc)
 HAPROXY_THREADS=${HAPROXY_THREADS:-$CORES}
 BACKEND1_PORT=${BACKEND1_PORT:-19011}
@@ -43,7 +56,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
 
-for tool in wrk nginx haproxy openssl java curl awk sort timeout nproc mktemp; do
+for tool in wrk h2load nginx haproxy openssl java curl awk sort timeout nproc mktemp; do
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
 done
 ports_free "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT"
@@ -59,24 +72,30 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -su
   || die "openssl could not make a certificate"
 cat "$WORK/site.pem" "$WORK/site.key" > "$WORK/haproxy.pem"
 
-start_nginx 1 "$BACKEND1_PORT"
-start_nginx 2 "$BACKEND2_PORT"
+BACKEND_SCHEME=http BACKEND_CERT=()
+if [[ $BACKEND_TLS == 1 ]]; then
+  BACKEND_SCHEME=https BACKEND_CERT=("$WORK/site.pem" "$WORK/site.key")
+  export HAPROXY_SERVER="ssl verify required ca-file $WORK/site.pem"
+fi
+start_nginx 1 "$BACKEND1_PORT" "${BACKEND_CERT[@]}"
+start_nginx 2 "$BACKEND2_PORT" "${BACKEND_CERT[@]}"
 start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" \
-  "$HOST:$((HAPROXY_PORT + 1000))" "$HOST:$HAPROXY_PORT ssl crt $WORK/haproxy.pem alpn http/1.1"
+  "$HOST:$((HAPROXY_PORT + 1000))" "$HOST:$HAPROXY_PORT ssl crt $WORK/haproxy.pem alpn h2,http/1.1"
 wait_http "$HAPROXY_PORT" / "${PIDS[-1]}" HAProxy https
 
 cat > "$WORK/fairway.json" <<JSON
 {
-  "proxy": { "host": "$HOST", "port": -1,
-             "tls": { "port": $FAIRWAY_PORT, "alpn": ["http/1.1"],
+  "proxy": { "host": "$HOST", "port": -1, "instances": ${FAIRWAY_INSTANCES:-0},
+             "tls": { "port": $FAIRWAY_PORT,
                       "certificates": [ { "certPath": "$WORK/site.pem", "keyPath": "$WORK/site.key" } ] } },
   "admin": { "host": "$HOST", "port": $ADMIN_PORT, "token": "bench-token" },
   "services": [ {
     "name": "bench", "match": { "host": "*", "pathPrefix": "/" },
     "slots": { "capacity": 1000, "waitTimeoutMs": 1000, "maxWaiting": 10000 },
     "healthCheck": { "path": "/health", "intervalMs": 2000, "timeoutMs": 1000 },
-    "backends": [ { "id": "b1", "url": "http://$HOST:$BACKEND1_PORT" },
-                  { "id": "b2", "url": "http://$HOST:$BACKEND2_PORT" } ]
+    "tls": { "caPath": "$WORK/site.pem" },
+    "backends": [ { "id": "b1", "url": "$BACKEND_SCHEME://$HOST:$BACKEND1_PORT" },
+                  { "id": "b2", "url": "$BACKEND_SCHEME://$HOST:$BACKEND2_PORT" } ]
   } ]
 }
 JSON
@@ -96,12 +115,17 @@ for r in $(seq "$ROUNDS"); do
   if (( r % 2 == 1 )); then order="haproxy fairway"; else order="fairway haproxy"; fi
   for c in $CONNS; do
     for t in $order; do
-      read -r rps p99 err _ < <(run_wrk "https://$HOST:${PORT_OF[$t]}/" "$c" "$DURATION")
-      printf '%s\tkeepalive\t%s\t%s\t%s\t%s\n' "$t" "$c" "$rps" "$p99" "$err" >> "$RAW"
-      log "round $r $t keep-alive c=$c: $rps req/s, p99 $p99 ms, $err errors"
-      read -r rps p99 err _ < <(run_wrk "https://$HOST:${PORT_OF[$t]}/" "$c" "$DURATION" "" -H "Connection: close")
-      printf '%s\tnew\t%s\t%s\t%s\t%s\n' "$t" "$c" "$rps" "$p99" "$err" >> "$RAW"
-      log "round $r $t new connections c=$c: $rps handshakes/s, p99 $p99 ms, $err errors"
+      url="https://$HOST:${PORT_OF[$t]}/"
+      for kind in $LOADS; do
+        case $kind in
+          keepalive) read -r rps p99 err _ < <(run_wrk "$url" "$c" "$DURATION") ;;
+          new) read -r rps p99 err _ < <(run_wrk "$url" "$c" "$DURATION" "" -H "Connection: close") ;;
+          h2) read -r rps p99 err _ < <(H2_STREAMS=$H2_STREAMS_PER_CONN run_load "$url" "$c" "$DURATION") ;;
+          *) die "unknown load '$kind' in LOADS (keepalive, new, h2)" ;;
+        esac
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$kind" "$c" "$rps" "$p99" "$err" >> "$RAW"
+        log "round $r $t $kind c=$c: $rps req/s, p99 (h2: mean) $p99 ms, $err errors"
+      done
     done
   done
 done
@@ -109,16 +133,18 @@ done
 median() { awk -F'\t' -v t="$1" -v k="$2" -v c="$3" -v col="$4" '$1 == t && $2 == k && $3 == c { print $col }' "$RAW" \
   | stats | cut -d' ' -f2; }
 echo
-echo "TLS, $(date -u +%Y-%m-%dT%H:%MZ), $CORES cores, $ROUNDS rounds of $DURATION, medians; wrk -t$WRK_THREADS over HTTPS"
+echo "TLS, $(date -u +%Y-%m-%dT%H:%MZ), $CORES cores, $ROUNDS rounds of $DURATION, medians; wrk -t$WRK_THREADS over HTTPS;" \
+  "backends $BACKEND_SCHEME; h2: h2load -m $H2_STREAMS_PER_CONN, mean instead of p99"
 echo
 echo "| load | conns | HAProxy req/s | Fairway req/s | ratio | HAProxy p99 ms | Fairway p99 ms | ratio |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for kind in keepalive new; do
+for kind in $LOADS; do
   for c in $CONNS; do
     hr=$(median haproxy "$kind" "$c" 4); fr=$(median fairway "$kind" "$c" 4)
     hp=$(median haproxy "$kind" "$c" 5); fp=$(median fairway "$kind" "$c" 5)
     awk -v k="$kind" -v c="$c" -v hr="$hr" -v fr="$fr" -v hp="$hp" -v fp="$fp" 'BEGIN {
-      printf "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", (k == "new" ? "new handshake per request" : "keep-alive"),
+      printf "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n",
+        (k == "new" ? "new handshake per request" : k == "h2" ? "HTTP/2 (mean ms)" : "keep-alive"),
         c, hr, fr, fr / hr, hp, fp, fp / hp }'
   done
 done

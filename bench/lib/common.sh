@@ -59,9 +59,15 @@ resolve_jar() {
   [[ -f $JAR ]] || die "no such jar '$JAR'"
 }
 
-# start_nginx I PORT: nginx backend I (one worker) on PORT: / -> "hello\n", /64k -> 65536 bytes
+# start_nginx I PORT [CERT KEY]: nginx backend I (one worker) on PORT: / -> "hello\n", /64k -> 65536
+# bytes; with CERT and KEY (PEM files) it serves HTTPS (TLS 1.2/1.3, HTTP/1.1) instead of HTTP
 start_nginx() {
-  local i=$1 port=$2 dir=$WORK/nginx$1
+  local i=$1 port=$2 dir=$WORK/nginx$1 cert=${3:-} key=${4:-} listen=$HOST:$2 tls='' scheme=http
+  if [[ -n $cert ]]; then
+    listen="$listen ssl"
+    tls="ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:s$i:1m;"
+    scheme=https
+  fi
   if [[ ! -f $WORK/www/64k ]]; then
     mkdir -p "$WORK/www"
     head -c 65536 /dev/zero | tr '\0' 'x' > "$WORK/www/64k"
@@ -90,7 +96,8 @@ http {
   open_file_cache_valid 600s;
   server_tokens off;
   server {
-    listen $HOST:$port backlog=4096;
+    listen $listen backlog=4096;
+    $tls
     default_type text/plain;
     location = /64k { root $WORK/www; default_type application/octet-stream; }
     location / { return 200 "hello\n"; }
@@ -100,12 +107,13 @@ NGX
   nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" || die "nginx rejected $dir/nginx.conf"
   nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" > "$WORK/nginx$i.log" 2>&1 &
   PIDS+=($!)
-  wait_http "$port" / "$!" "nginx $i"
+  wait_http "$port" / "$!" "nginx $i" "$scheme"
 }
 
 # start_haproxy THREADS B1 B2 BIND...: HAProxy (roundrobin over two backends on $HOST, keep-alive
 # both ways, http-reuse always) with one frontend per BIND ("addr:port [options]", e.g.
-# "$HOST:8080" or "$HOST:8443 proto h2"); waits until the first frontend answers.
+# "$HOST:8080" or "$HOST:8443 proto h2"); waits until the first frontend answers. HAPROXY_SERVER
+# (e.g. "ssl verify required ca-file ca.pem") is appended to both server lines.
 start_haproxy() {
   local threads=$1 b1=$2 b2=$3; shift 3
   local maxconn=$(( ($(ulimit -n) - 200) / 2 )) i=0 bind
@@ -119,7 +127,8 @@ start_haproxy() {
       i=$((i + 1))
       printf 'frontend fe%s\n  bind %s\n  default_backend be\n' "$i" "$bind"
     done
-    printf 'backend be\n  balance roundrobin\n  server b1 %s:%s\n  server b2 %s:%s\n' "$HOST" "$b1" "$HOST" "$b2"
+    printf 'backend be\n  balance roundrobin\n  server b1 %s:%s %s\n  server b2 %s:%s %s\n' \
+      "$HOST" "$b1" "${HAPROXY_SERVER:-}" "$HOST" "$b2" "${HAPROXY_SERVER:-}"
   } > "$WORK/haproxy.cfg"
   haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected $WORK/haproxy.cfg"
   haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
