@@ -20,6 +20,8 @@ leaf() {
   rm -f "$1.csr" "$1.ext"
 }
 leaf a ca "DNS:a.test,DNS:localhost,IP:127.0.0.1"
+# a renewal of a.pem: same names and CA, a new key and serial (the certificate reload tests)
+leaf a-renewed ca "DNS:a.test,DNS:localhost,IP:127.0.0.1"
 leaf b ca "DNS:b.test" rsa
 leaf wild ca "DNS:*.wild.test"
 leaf client client-ca "DNS:client.test"

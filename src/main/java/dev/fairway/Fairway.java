@@ -105,8 +105,10 @@ public final class Fairway {
     } catch (SSLException e) {
       return Future.failedFuture(e);
     }
+    TlsReloads reloads = new TlsReloads(vertx, config.proxy().tls(), tls);
     return demo
-        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics)))
+        .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics,
+            reloads::configChanged)))
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
@@ -117,6 +119,7 @@ public final class Fairway {
         }, new DeploymentOptions().setInstances(instances)))
         .compose(v -> bindCleartext())
         .compose(v -> bindTls(tls))
+        .onSuccess(v -> reloads.start(config.reload().scanPeriodMs()))
         .onSuccess(v -> LOG.info("proxy: {} event-loop instances, {} transport", instances,
             vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
   }

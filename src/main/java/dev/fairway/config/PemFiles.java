@@ -48,10 +48,15 @@ final class PemFiles {
 
   /** The certificates of a PEM file, in file order; at least one. */
   static List<X509Certificate> certificates(Path file) throws Unusable {
+    return certificates(read(file));
+  }
+
+  /** The certificates of PEM text, in order; at least one. */
+  static List<X509Certificate> certificates(String text) throws Unusable {
     List<X509Certificate> out = new ArrayList<>();
     try {
       CertificateFactory cf = CertificateFactory.getInstance("X.509");
-      for (byte[] der : blocks(read(file), "CERTIFICATE")) {
+      for (byte[] der : blocks(text, "CERTIFICATE")) {
         out.add((X509Certificate) cf.generateCertificate(new ByteArrayInputStream(der)));
       }
     } catch (CertificateException | IllegalArgumentException e) {
@@ -65,7 +70,11 @@ final class PemFiles {
 
   /** The one private key of a PEM file: an unencrypted PKCS#8 block. */
   static PrivateKey privateKey(Path file) throws Unusable {
-    String text = read(file);
+    return privateKey(read(file));
+  }
+
+  /** The one private key of PEM text: an unencrypted PKCS#8 block. */
+  static PrivateKey privateKey(String text) throws Unusable {
     List<byte[]> keys = blocks(text, "PRIVATE KEY");
     if (keys.size() != 1) {
       String other = text.contains("-----BEGIN RSA PRIVATE KEY-----") || text.contains("-----BEGIN EC PRIVATE KEY-----")

@@ -28,6 +28,11 @@ public record ProxySettings(String host, int port, int instances, long drainGrac
     this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS, Optional.empty());
   }
 
+  /** These settings with {@code tls} instead of this one's. */
+  public ProxySettings withTls(Optional<TlsSettings> tls) {
+    return new ProxySettings(host, port, instances, drainGraceMs, drainTimeoutMs, limits, tls);
+  }
+
   /** Whether the cleartext listener is on. */
   public boolean cleartext() {
     return port != NO_PORT;

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +63,7 @@ public final class BalancerVerticle extends VerticleBase {
   /** Names this balancer in the commands it relays, so that it skips its own. */
   private final String origin = UUID.randomUUID().toString();
   private ConfigReloader reloader;
+  private final Consumer<FairwayConfig> onNewConfig;
 
   /**
    * The file a running config came from, and the short hash of its text.
@@ -87,6 +89,16 @@ public final class BalancerVerticle extends VerticleBase {
    * @param source where the config came from, to watch it; {@code null} for none (tests)
    */
   public BalancerVerticle(FairwayConfig config, ConfigSource source, SlotTable table, FairwayMetrics metrics) {
+    this(config, source, table, metrics, next -> { });
+  }
+
+  /**
+   * @param source     where the config came from, to watch it; {@code null} for none (tests)
+   * @param onNewConfig told, on this verticle's context, each valid config whose text changed (before it applies)
+   */
+  public BalancerVerticle(FairwayConfig config, ConfigSource source, SlotTable table, FairwayMetrics metrics,
+                          Consumer<FairwayConfig> onNewConfig) {
+    this.onNewConfig = onNewConfig;
     this.config = config;
     this.source = source;
     this.slots = table;
@@ -134,9 +146,12 @@ public final class BalancerVerticle extends VerticleBase {
 
   /** Applies a new valid config (see {@link BackendTable#reload}) and logs what changed. */
   public void reload(FairwayConfig next, String hash) {
-    if (!hash.equals(table.configHash()) && table.listenersDiffer(next)) {
-      LOG.warn("config version {}: proxy/admin listener settings changed; they apply at the next restart",
-          table.configVersion() + 1);
+    if (!hash.equals(table.configHash())) {
+      if (table.listenersDiffer(next)) {
+        LOG.warn("config version {}: proxy/admin listener settings changed; they apply at the next restart",
+            table.configVersion() + 1);
+      }
+      onNewConfig.accept(next);
     }
     table.reload(next, hash, System.nanoTime()).ifPresent(r ->
         LOG.info("config version {} (sha {}) is live: {} backends added, {} changed, {} draining",

@@ -4,6 +4,7 @@ import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.config.TlsSettings;
 import dev.fairway.health.Transition;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
@@ -94,7 +95,8 @@ public final class BackendTable {
 
   /** Whether {@code next} changes listener settings, which apply only at the next restart. */
   public boolean listenersDiffer(FairwayConfig next) {
-    return !next.proxy().equals(config.proxy()) || !next.admin().equals(config.admin());
+    Optional<TlsSettings> none = Optional.empty(); // proxy.tls changes are applied live (or warned about) elsewhere
+    return !next.proxy().withTls(none).equals(config.proxy().withTls(none)) || !next.admin().equals(config.admin());
   }
 
   /**

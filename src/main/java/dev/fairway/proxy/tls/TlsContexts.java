@@ -1,5 +1,7 @@
 package dev.fairway.proxy.tls;
 
+import dev.fairway.config.FileSnapshot;
+import dev.fairway.config.PemCheck;
 import dev.fairway.config.TlsSettings;
 import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
@@ -11,13 +13,9 @@ import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.util.DomainWildcardMappingBuilder;
 import io.netty.util.Mapping;
-import java.io.File;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -50,9 +48,11 @@ public final class TlsContexts {
   private static final int SAN_DNS = 2;
 
   private final Mapping<String, SslContext> mapping;
+  private final String certificates;
 
-  private TlsContexts(Mapping<String, SslContext> mapping) {
+  private TlsContexts(Mapping<String, SslContext> mapping, String certificates) {
     this.mapping = mapping;
+    this.certificates = certificates;
   }
 
   /**
@@ -62,6 +62,22 @@ public final class TlsContexts {
    * @throws SSLException when a context cannot be built
    */
   public static TlsContexts build(TlsSettings settings) throws SSLException {
+    return build(settings, FileSnapshot.take(files(settings), FileSnapshot.DISK));
+  }
+
+  /** The files the contexts are built from: each certificate's {@code certPath} and {@code keyPath}, then {@code clientCa}. */
+  static List<String> files(TlsSettings settings) {
+    List<String> out = new ArrayList<>();
+    settings.certificates().forEach(c -> out.addAll(List.of(c.certPath(), c.keyPath())));
+    settings.clientCa().ifPresent(out::add);
+    return out;
+  }
+
+  /**
+   * Builds every context from the bytes of {@code files} (see {@link #files}), checking each
+   * certificate and key as the config parser does; the exception's message names the bad file.
+   */
+  static TlsContexts build(TlsSettings settings, FileSnapshot files) throws SSLException {
     SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
     if (provider == SslProvider.OPENSSL) {
       LOG.info("TLS provider: OpenSSL ({}, netty-tcnative)", OpenSsl.versionString());
@@ -69,14 +85,25 @@ public final class TlsContexts {
       LOG.info("TLS provider: JDK (netty-tcnative not loaded: {})", String.valueOf(OpenSsl.unavailabilityCause()));
     }
     List<SslContext> contexts = new ArrayList<>();
+    List<X509Certificate> leaves = new ArrayList<>();
+    byte[] clientCa = settings.clientCa().isPresent() ? caBundle(settings.clientCa().get(), files) : null;
     for (TlsSettings.Certificate c : settings.certificates()) {
-      contexts.add(context(settings, c, provider));
+      byte[] chain = bytes(files, c.certPath());
+      byte[] key = bytes(files, c.keyPath());
+      X509Certificate leaf;
+      try {
+        leaf = PemCheck.pair(c.certPath(), chain, c.keyPath(), key);
+      } catch (CertificateException e) {
+        throw new SSLException(e.getMessage(), e);
+      }
+      leaves.add(leaf);
+      contexts.add(context(settings, c, provider, new Material(leaf, chain, key, clientCa)));
     }
     DomainWildcardMappingBuilder<SslContext> b = new DomainWildcardMappingBuilder<>(contexts.get(0));
     Set<String> named = new HashSet<>();
     for (int i = 0; i < contexts.size(); i++) {
       TlsSettings.Certificate c = settings.certificates().get(i);
-      List<String> names = dnsNames(leaf(c));
+      List<String> names = dnsNames(leaves.get(i));
       for (String name : names) {
         if (named.add(name)) { // a name two certificates share goes to the one listed first
           b.add(name, contexts.get(i));
@@ -85,7 +112,42 @@ public final class TlsContexts {
       LOG.info("TLS certificate {} ({}) serves {}{}", c.path(), c.certPath(), names.isEmpty() ? "no DNS name" : names,
           i == 0 ? ", and every client without SNI or with a name no certificate covers" : "");
     }
-    return new TlsContexts(b.build());
+    return new TlsContexts(b.build(), describe(settings, leaves));
+  }
+
+  /** What one context is made of: the leaf (already parsed) and the bytes of its files. */
+  private record Material(X509Certificate leaf, byte[] chain, byte[] key, byte[] clientCa) {
+  }
+
+  private static byte[] bytes(FileSnapshot files, String path) throws SSLException {
+    try {
+      return files.bytes(path);
+    } catch (IOException e) {
+      throw new SSLException(e.getMessage(), e);
+    }
+  }
+
+  private static byte[] caBundle(String path, FileSnapshot files) throws SSLException {
+    byte[] ca = bytes(files, path);
+    try {
+      PemCheck.certificates(path, ca);
+    } catch (CertificateException e) {
+      throw new SSLException(e.getMessage(), e);
+    }
+    return ca;
+  }
+
+  private static String describe(TlsSettings settings, List<X509Certificate> leaves) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < leaves.size(); i++) {
+      out.add(settings.certificates().get(i).certPath() + " serial " + leaves.get(i).getSerialNumber().toString(16));
+    }
+    return String.join(", ", out);
+  }
+
+  /** Each certificate's file and serial number (hex), as {@code a.pem serial 1f3a, wild.pem serial 77}. */
+  public String certificates() {
+    return certificates;
   }
 
   /** Server name (SNI, {@code null} when none was sent) to the context to serve it with. */
@@ -93,39 +155,38 @@ public final class TlsContexts {
     return mapping;
   }
 
-  private static SslContext context(TlsSettings s, TlsSettings.Certificate c, SslProvider provider) throws SSLException {
-    warnIfExpired(c);
-    SslContextBuilder b = SslContextBuilder.forServer(new File(c.certPath()), new File(c.keyPath()))
-        .sslProvider(provider)
-        .protocols(s.protocols())
-        .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
-        .sessionCacheSize(SESSION_CACHE_SIZE)
-        .sessionTimeout(SESSION_TIMEOUT_SECONDS);
-    if (!s.alpn().isEmpty()) {
-      b.applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-          ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-          ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, s.alpn()));
+  private static SslContext context(TlsSettings s, TlsSettings.Certificate c, SslProvider provider, Material m)
+      throws SSLException {
+    warnIfExpired(c, m.leaf());
+    try {
+      SslContextBuilder b = SslContextBuilder.forServer(new ByteArrayInputStream(m.chain()),
+              new ByteArrayInputStream(m.key()))
+          .sslProvider(provider)
+          .protocols(s.protocols())
+          .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
+          .sessionCacheSize(SESSION_CACHE_SIZE)
+          .sessionTimeout(SESSION_TIMEOUT_SECONDS);
+      if (!s.alpn().isEmpty()) {
+        b.applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, s.alpn()));
+      }
+      if (m.clientCa() != null) {
+        b.trustManager(new ByteArrayInputStream(m.clientCa())).clientAuth(ClientAuth.REQUIRE);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new SSLException(c.certPath() + ": cannot be used (" + e.getMessage() + ")", e);
     }
-    s.clientCa().ifPresent(ca -> b.trustManager(new File(ca)).clientAuth(ClientAuth.REQUIRE));
-    return b.build();
   }
 
-  private static void warnIfExpired(TlsSettings.Certificate c) throws SSLException {
-    X509Certificate leaf = leaf(c);
+  private static void warnIfExpired(TlsSettings.Certificate c, X509Certificate leaf) {
     try {
       leaf.checkValidity();
     } catch (CertificateException e) {
       LOG.warn("{}.certPath: certificate {} of {} is not valid now (valid {} to {}); serving it anyway", c.path(),
           leaf.getSubjectX500Principal().getName(), c.certPath(), leaf.getNotBefore().toInstant(),
           leaf.getNotAfter().toInstant());
-    }
-  }
-
-  private static X509Certificate leaf(TlsSettings.Certificate c) throws SSLException {
-    try (InputStream in = Files.newInputStream(Path.of(c.certPath()))) {
-      return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-    } catch (IOException | CertificateException | RuntimeException e) {
-      throw new SSLException(c.path() + ".certPath: cannot read " + c.certPath() + ": " + e.getMessage(), e);
     }
   }
 

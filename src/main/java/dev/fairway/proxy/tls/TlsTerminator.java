@@ -17,7 +17,8 @@ import javax.net.ssl.SSLException;
  *
  * <p>Example: {@code TlsTerminator.create(settings, registry).install(child.pipeline())} before
  * the proxy's own initializer; {@code curl --http2 https://api.example.com:8443/} is served with
- * the certificate whose SANs cover {@code api.example.com}, over HTTP/2.
+ * the certificate whose SANs cover {@code api.example.com}, over HTTP/2. When {@code a.pem} is
+ * renewed on disk, {@link #rescan} makes the next handshakes present the new certificate.
  */
 public final class TlsTerminator {
   /** The SNI handler's name (the {@link SslHandler}'s once the server name is known). */
@@ -26,22 +27,36 @@ public final class TlsTerminator {
   private static final int MAX_CLIENT_HELLO = 16 * 1024;
   private static final long HANDSHAKE_TIMEOUT_MS = 10_000;
 
-  private final TlsContexts contexts;
+  private final ListenerCertificates certificates;
   private final TlsMeters meters;
 
-  private TlsTerminator(TlsContexts contexts, TlsMeters meters) {
-    this.contexts = contexts;
+  private TlsTerminator(ListenerCertificates certificates, TlsMeters meters) {
+    this.certificates = certificates;
     this.meters = meters;
   }
 
   /** Builds the contexts (and logs the provider) and registers the TLS counters. */
   public static TlsTerminator create(TlsSettings settings, MeterRegistry registry) throws SSLException {
-    return new TlsTerminator(TlsContexts.build(settings), new TlsMeters(registry));
+    return new TlsTerminator(ListenerCertificates.load(settings), new TlsMeters(registry));
   }
 
   /** Adds the sniffer and the SNI handler at the pipeline's end. */
   public void install(ChannelPipeline p) {
     p.addLast(PlainHttpSniffer.NAME, new PlainHttpSniffer(meters, NAME));
-    p.addLast(NAME, new SniHandler(contexts.mapping(), MAX_CLIENT_HELLO, HANDSHAKE_TIMEOUT_MS));
+    p.addLast(NAME, new SniHandler(certificates.mapping(), MAX_CLIENT_HELLO, HANDSHAKE_TIMEOUT_MS));
+  }
+
+  /**
+   * Re-reads the certificate, key and client CA files (blocking: call it off the event loops) and
+   * serves new handshakes with them if any changed; a file that cannot be used is logged once and
+   * the running certificates stay. Open connections keep theirs.
+   */
+  public void rescan() {
+    certificates.rescan();
+  }
+
+  /** Applies a reloaded config's {@code proxy.tls} (same port) to new handshakes; blocking, like {@link #rescan}. */
+  public void reconfigure(TlsSettings next) {
+    certificates.reconfigure(next);
   }
 }
