@@ -105,7 +105,7 @@ public final class Fairway {
     } catch (SSLException e) {
       return Future.failedFuture(e);
     }
-    TlsReloads reloads = new TlsReloads(vertx, config.proxy().tls(), tls);
+    TlsReloads reloads = new TlsReloads(vertx, config.proxy().tls(), tls, upstreamTls);
     return demo
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics,
             reloads::configChanged)))

@@ -1,8 +1,10 @@
 package dev.fairway;
 
 import dev.fairway.config.FairwayConfig;
+import dev.fairway.config.ServiceConfig;
 import dev.fairway.config.TlsSettings;
 import dev.fairway.proxy.tls.TlsTerminator;
+import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import io.vertx.core.Vertx;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -10,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the TLS files in force while running: every {@code reload.scanPeriodMs} a worker thread
- * re-reads the listener's certificate, key and client CA files, and a reloaded config's
+ * re-reads the listener's certificate, key and client CA files and the files of the backend TLS
+ * profiles in use ({@code caPath}, {@code certPath}, {@code keyPath}), and a reloaded config's
  * {@code proxy.tls} is applied to new connections when its port stays the same.
  *
  * <p>Example: with {@code "reload": {"scanPeriodMs": 2000}} an operator renews {@code a.pem} and
@@ -25,12 +28,17 @@ final class TlsReloads {
   private final Vertx vertx;
   private final Optional<TlsSettings> bound;
   private final TlsTerminator listener;
+  private final UpstreamTlsContexts upstream;
 
-  /** @param listener the TLS listener's terminator, {@code null} without {@code proxy.tls} */
-  TlsReloads(Vertx vertx, Optional<TlsSettings> bound, TlsTerminator listener) {
+  /**
+   * @param listener the TLS listener's terminator, {@code null} without {@code proxy.tls}
+   * @param upstream the contexts of connections to {@code https://} backends
+   */
+  TlsReloads(Vertx vertx, Optional<TlsSettings> bound, TlsTerminator listener, UpstreamTlsContexts upstream) {
     this.vertx = vertx;
     this.bound = bound;
     this.listener = listener;
+    this.upstream = upstream;
   }
 
   /** Scans the files every {@code periodMs} on a worker thread; 0 or less: never. */
@@ -48,10 +56,15 @@ final class TlsReloads {
     if (listener != null) {
       listener.rescan();
     }
+    upstream.rescan();
   }
 
-  /** A reloaded config (on an event loop): applies its {@code proxy.tls} or says it needs a restart. */
+  /**
+   * A reloaded config (on an event loop): applies its {@code proxy.tls} or says it needs a
+   * restart, and forgets the backend TLS contexts of profiles no service uses any more.
+   */
   void configChanged(FairwayConfig next) {
+    upstream.retain(next.services().stream().map(ServiceConfig::tls).toList());
     Optional<TlsSettings> tls = next.proxy().tls();
     if (tls.isPresent() != bound.isPresent()) {
       LOG.warn("config: proxy.tls {} needs a restart; the running listeners stay as they are",

@@ -3,10 +3,14 @@ package dev.fairway.proxy.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fairway.config.FileSnapshot;
 import dev.fairway.config.UpstreamTls;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.handler.ssl.SslHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +18,7 @@ import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Pool keys keep cleartext and TLS profiles apart; handlers carry SNI, host-name checks and ALPN as configured. */
 class UpstreamTlsContextsTest {
@@ -37,8 +42,15 @@ class UpstreamTlsContextsTest {
         .isNotEqualTo(contexts.poolKey("127.0.0.1:9002", a));
   }
 
+  /** The profile's handler once its context is made (as the pool asks: after {@code prepare}). */
+  private SslHandler handler(UpstreamTls profile, String host) throws Exception {
+    contexts.files(profile).handle((f, e) -> null).get(10, TimeUnit.SECONDS);
+    return contexts.handler(profile, ByteBufAllocator.DEFAULT, host, 9443, 500);
+  }
+
   @Test
-  void aVerifyingHandlerSendsTheServerNameChecksItAndOffersHttp11() throws SSLException {
+  void aVerifyingHandlerSendsTheServerNameChecksItAndOffersHttp11() throws Exception {
+    handler(profile(CA, true, "api.internal"), "127.0.0.1");
     SslHandler h = contexts.handler(profile(CA, true, "api.internal"), ByteBufAllocator.DEFAULT, "127.0.0.1", 9443,
         500);
 
@@ -52,8 +64,8 @@ class UpstreamTlsContextsTest {
   }
 
   @Test
-  void verifyFalseChecksNoNameAndAnIpAddressGetsNoSni() throws SSLException {
-    SslHandler h = contexts.handler(profile(null, false, null), ByteBufAllocator.DEFAULT, "127.0.0.1", 9443, 500);
+  void verifyFalseChecksNoNameAndAnIpAddressGetsNoSni() throws Exception {
+    SslHandler h = handler(profile(null, false, null), "127.0.0.1");
 
     SSLParameters p = h.engine().getSSLParameters();
     assertThat(p.getEndpointIdentificationAlgorithm()).isNull();
@@ -62,8 +74,8 @@ class UpstreamTlsContextsTest {
 
   @Test
   void aMissingCaFileIsAnSslException() {
-    assertThatThrownBy(() -> contexts.handler(profile("/no/such/ca.pem", true, null), ByteBufAllocator.DEFAULT,
-        "127.0.0.1", 9443, 500)).isInstanceOf(SSLException.class);
+    assertThatThrownBy(() -> handler(profile("/no/such/ca.pem", true, null), "127.0.0.1"))
+        .isInstanceOf(SSLException.class).hasMessageContaining("/no/such/ca.pem: no such file");
   }
 
   @Test
@@ -82,9 +94,46 @@ class UpstreamTlsContextsTest {
       CompletableFuture<Throwable> refused = new CompletableFuture<>();
       contexts.prepare(missing, loop, refused::complete);
       assertThat(refused.get(10, TimeUnit.SECONDS)).isInstanceOf(SSLException.class);
-      assertThat(contexts.ready(missing)).isFalse();
+      assertThat(contexts.ready(missing)).as("the failure is kept until the file changes").isTrue();
     } finally {
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
+  }
+
+  @Test
+  void racingConnectsShareOneBuildAndAFailureIsKeptUntilTheFileChanges(@TempDir Path dir) throws Exception {
+    Path ca = dir.resolve("ca.pem");
+    UpstreamTls p = profile(ca.toString(), true, null);
+    CompletableFuture<FileSnapshot> first = contexts.files(p);
+    CompletableFuture<FileSnapshot> second = contexts.files(p);
+    assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(SSLException.class)
+        .hasMessageContaining("no such file");
+
+    Files.copy(Path.of(CA), ca);
+    assertThatThrownBy(() -> contexts.handler(p, ByteBufAllocator.DEFAULT, "127.0.0.1", 9443, 500))
+        .as("not read again on every connect").isInstanceOf(SSLException.class).hasMessageContaining("no such file");
+    contexts.rescan();
+    assertThat(contexts.handler(p, ByteBufAllocator.DEFAULT, "127.0.0.1", 9443, 500)).isNotNull();
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).as("one build, shared").hasCauseInstanceOf(SSLException.class);
+
+    UpstreamTls good = profile(CA, true, null);
+    assertThat(contexts.files(good).get(10, TimeUnit.SECONDS)).isSameAs(contexts.files(good).get(10, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void retainForgetsTheContextsAndPoolKeysOfProfilesNoLongerUsed() throws Exception {
+    UpstreamTls kept = profile(CA, true, null);
+    UpstreamTls dropped = profile(CA, true, "api.internal");
+    contexts.files(kept).get(10, TimeUnit.SECONDS);
+    contexts.files(dropped).get(10, TimeUnit.SECONDS);
+    String keptKey = contexts.poolKey("127.0.0.1:9001", kept);
+    String droppedKey = contexts.poolKey("127.0.0.1:9001", dropped);
+
+    contexts.retain(List.of(kept));
+
+    assertThat(contexts.ready(kept)).isTrue();
+    assertThat(contexts.ready(dropped)).isFalse();
+    assertThat(contexts.poolKey("127.0.0.1:9001", kept)).isSameAs(keptKey);
+    assertThat(contexts.poolKey("127.0.0.1:9001", dropped)).isNotEqualTo(droppedKey);
   }
 }
