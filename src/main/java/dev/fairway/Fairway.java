@@ -108,7 +108,7 @@ public final class Fairway {
     TlsReloads reloads = new TlsReloads(vertx, config.proxy().tls(), tls, upstreamTls);
     return demo
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics,
-            reloads::configChanged)))
+            reloads::configChanged, upstreamTls)))
         .compose(v -> vertx.deployVerticle(new AdminVerticle(config.admin(), (PrometheusMeterRegistry) metrics.registry(), draining::get, adminPort::set)))
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {

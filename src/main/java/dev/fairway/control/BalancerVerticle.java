@@ -4,6 +4,7 @@ import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.health.Transition;
 import dev.fairway.metrics.FairwayMetrics;
+import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
 import dev.fairway.table.BackendTable;
@@ -64,6 +65,7 @@ public final class BalancerVerticle extends VerticleBase {
   private final String origin = UUID.randomUUID().toString();
   private ConfigReloader reloader;
   private final Consumer<FairwayConfig> onNewConfig;
+  private final UpstreamTlsContexts upstreamTls;
 
   /**
    * The file a running config came from, and the short hash of its text.
@@ -89,16 +91,18 @@ public final class BalancerVerticle extends VerticleBase {
    * @param source where the config came from, to watch it; {@code null} for none (tests)
    */
   public BalancerVerticle(FairwayConfig config, ConfigSource source, SlotTable table, FairwayMetrics metrics) {
-    this(config, source, table, metrics, next -> { });
+    this(config, source, table, metrics, next -> { }, new UpstreamTlsContexts());
   }
 
   /**
    * @param source     where the config came from, to watch it; {@code null} for none (tests)
    * @param onNewConfig told, on this verticle's context, each valid config whose text changed (before it applies)
+   * @param upstreamTls the proxy's backend TLS contexts, whose files health checks of {@code https://} backends use
    */
   public BalancerVerticle(FairwayConfig config, ConfigSource source, SlotTable table, FairwayMetrics metrics,
-                          Consumer<FairwayConfig> onNewConfig) {
+                          Consumer<FairwayConfig> onNewConfig, UpstreamTlsContexts upstreamTls) {
     this.onNewConfig = onNewConfig;
+    this.upstreamTls = upstreamTls;
     this.config = config;
     this.source = source;
     this.slots = table;
@@ -107,7 +111,7 @@ public final class BalancerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    checker = new HealthChecker(vertx);
+    checker = new HealthChecker(vertx, upstreamTls);
     table = new BackendTable(config, source == null ? "" : source.hash(), slots, new SplittableRandom(),
         new Effects(), System.nanoTime());
     var bus = vertx.eventBus();

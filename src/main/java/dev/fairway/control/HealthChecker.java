@@ -1,8 +1,10 @@
 package dev.fairway.control;
 
+import dev.fairway.config.FileSnapshot;
 import dev.fairway.config.HealthCheckSettings;
 import dev.fairway.config.HealthExpectation;
 import dev.fairway.config.UpstreamTls;
+import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -17,6 +19,8 @@ import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,45 +46,87 @@ final class HealthChecker {
   /** The most of a body kept to look for {@code expectBody} in. */
   static final int MAX_BODY_BYTES = 64 * 1024;
   static final String USER_AGENT = "fairway-health-check";
+  /** How long a replaced TLS client may finish its checks before it closes. */
+  private static final long SHUTDOWN_SECONDS = 5;
 
   private final Vertx vertx;
   private final WebClient client;
-  /** One client per TLS profile of {@code https://} backends, made on first use. */
-  private final Map<UpstreamTls, WebClient> tlsClients = new HashMap<>();
+  private final UpstreamTlsContexts contexts;
+  /** One client per TLS profile of {@code https://} backends (and SNI or not), replaced when the profile's files change. */
+  private final Map<TlsKey, TlsClient> tlsClients = new HashMap<>();
   /** The HTTP clients under the web clients, to close. */
   private final List<HttpClientAgent> httpClients = new ArrayList<>();
 
-  /** Makes its HTTP clients (keep-alive off, user agent {@value #USER_AGENT}) on {@code vertx}. */
-  HealthChecker(Vertx vertx) {
-    this.vertx = vertx;
-    this.client = wrap(new HttpClientOptions().setKeepAlive(false).setName("fairway-health"));
+  /** A client's profile, and whether it sends SNI (a host name does, an IP address does not). */
+  private record TlsKey(UpstreamTls profile, boolean sni) {
   }
 
-  private WebClient wrap(HttpClientOptions options) {
-    HttpClientAgent http = vertx.createHttpClient(options);
-    httpClients.add(http);
-    return WebClient.wrap(http,
-        new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+  /** A client, its HTTP client and the profile files it was made from. */
+  private record TlsClient(FileSnapshot files, WebClient web, HttpClientAgent http) {
   }
 
   /**
-   * The client of an {@code https://} backend's checks: the same CAs, verification, client
-   * certificate and ALPN ({@code http/1.1}) as the proxy's own connections to it; SNI and the
-   * name checked are the request's host, which {@link #check} sets to {@code serverName}.
+   * Makes its HTTP clients (keep-alive off, user agent {@value #USER_AGENT}) on {@code vertx}.
+   *
+   * @param contexts the proxy's backend TLS contexts, whose files the checks of {@code https://} backends use too
    */
-  private WebClient tlsClient(UpstreamTls tls) {
-    return tlsClients.computeIfAbsent(tls, t -> {
-      HttpClientOptions o = new HttpClientOptions().setKeepAlive(false).setName("fairway-health-tls").setSsl(true)
-          .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true)
-          .setAlpnVersions(List.of(HttpVersion.HTTP_1_1))
-          .setForceSni(t.serverName().filter(UpstreamTls::sendsSni).isPresent());
-      t.caPath().ifPresent(ca -> o.setTrustOptions(new PemTrustOptions().addCertPath(ca)));
-      if (t.mutual()) {
-        o.setKeyCertOptions(new PemKeyCertOptions().setCertPath(t.certPath().orElseThrow())
-            .setKeyPath(t.keyPath().orElseThrow()));
+  HealthChecker(Vertx vertx, UpstreamTlsContexts contexts) {
+    this.vertx = vertx;
+    this.contexts = contexts;
+    this.client = WebClient.wrap(http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health")),
+        new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+  }
+
+  private HttpClientAgent http(HttpClientOptions options) {
+    HttpClientAgent http = vertx.createHttpClient(options);
+    httpClients.add(http);
+    return http;
+  }
+
+  /**
+   * The client of an {@code https://} backend's checks: the same CA, client certificate and key
+   * bytes as the proxy's own connections to it use now ({@link UpstreamTlsContexts#files}), the
+   * same verification and ALPN ({@code http/1.1}), and SNI exactly when they send it: for any host
+   * name, {@code localhost} included, never for an IP address. Made again when the profile's files
+   * change; the previous client finishes its checks and closes.
+   */
+  private Future<WebClient> tlsClient(UpstreamTls tls, String serverName) {
+    TlsKey key = new TlsKey(tls, UpstreamTls.sendsSni(serverName));
+    return Future.fromCompletionStage(contexts.files(tls), vertx.getOrCreateContext()).map(files -> {
+      TlsClient c = tlsClients.get(key);
+      if (c != null && c.files() == files) {
+        return c.web();
       }
-      return wrap(o);
+      if (c != null) {
+        httpClients.remove(c.http());
+        c.http().shutdown(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
+      }
+      HttpClientOptions options;
+      try {
+        options = options(tls, key.sni(), files);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // fails this check with the file's name and reason
+      }
+      HttpClientAgent http = http(options);
+      TlsClient made = new TlsClient(files, WebClient.wrap(http,
+          new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false)), http);
+      tlsClients.put(key, made);
+      return made.web();
     });
+  }
+
+  private static HttpClientOptions options(UpstreamTls t, boolean sni, FileSnapshot files) throws IOException {
+    HttpClientOptions o = new HttpClientOptions().setKeepAlive(false).setName("fairway-health-tls").setSsl(true)
+        .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true)
+        .setAlpnVersions(List.of(HttpVersion.HTTP_1_1)).setForceSni(sni);
+    if (t.verify() && t.caPath().isPresent()) {
+      o.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(files.bytes(t.caPath().get()))));
+    }
+    if (t.mutual()) {
+      o.setKeyCertOptions(new PemKeyCertOptions().setCertValue(Buffer.buffer(files.bytes(t.certPath().orElseThrow())))
+          .setKeyValue(Buffer.buffer(files.bytes(t.keyPath().orElseThrow()))));
+    }
+    return o;
   }
 
   /** Closes every client. */
@@ -115,14 +161,15 @@ final class HealthChecker {
   Future<CheckResult> check(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
     HealthExpectation expect = settings.expect();
     long deadline = settings.timeoutMs();
-    HttpRequest<Buffer> plain = tls == null ? client.get(port, host, settings.path())
-        : tlsClient(tls).request(HttpMethod.GET, SocketAddress.inetSocketAddress(port, host), port,
-            tls.serverNameFor(host), settings.path()).ssl(true);
-    HttpRequest<String> request = plain
-        .connectTimeout(deadline).idleTimeout(deadline)
-        .as(new BoundedBodyCodec(expect.needsBody() ? MAX_BODY_BYTES : 0));
-    settings.host().ifPresent(h -> request.putHeader("host", h));
-    return request.send()
+    Future<HttpRequest<Buffer>> plain = tls == null ? Future.succeededFuture(client.get(port, host, settings.path()))
+        : tlsClient(tls, tls.serverNameFor(host)).map(c -> c.request(HttpMethod.GET,
+            SocketAddress.inetSocketAddress(port, host), port, tls.serverNameFor(host), settings.path()).ssl(true));
+    return plain.compose(p -> {
+      HttpRequest<String> request = p.connectTimeout(deadline).idleTimeout(deadline)
+          .as(new BoundedBodyCodec(expect.needsBody() ? MAX_BODY_BYTES : 0));
+      settings.host().ifPresent(h -> request.putHeader("host", h));
+      return request.send();
+    })
         .map((HttpResponse<String> resp) -> new CheckResult(resp.statusCode(),
             "true".equalsIgnoreCase(resp.getHeader("lame-duck")), resp.getHeader("endpoint-load-metrics"),
             expect.unmet(resp.statusCode(), resp.body()).orElse(null)))

@@ -7,9 +7,11 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.ServerSSLOptions;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -90,6 +92,25 @@ public final class TlsBackend implements AutoCloseable {
   /** The SNI names clients asked for. */
   public Set<String> serverNames() {
     return Set.copyOf(serverNames);
+  }
+
+  /**
+   * Serves new connections with {@code name.pem} and {@code name.key} from now on (a renewed
+   * certificate); open connections keep the old one.
+   */
+  public void renew(String name) throws Exception {
+    server.updateSSLOptions(new ServerSSLOptions().setSni(true).setKeyCertOptions(
+        new PemKeyCertOptions().setCertPath(file(name + ".pem")).setKeyPath(file(name + ".key"))))
+        .await(10, TimeUnit.SECONDS);
+  }
+
+  /** Closes the connections that carried requests other than health checks, so that the next ones are new. */
+  public void closeConnections() {
+    List<HttpConnection> open;
+    synchronized (connections) {
+      open = List.copyOf(connections);
+    }
+    open.forEach(HttpConnection::close);
   }
 
   public int healthChecks() {
