@@ -49,7 +49,7 @@ class UpstreamTlsContextsTest {
   }
 
   @Test
-  void aVerifyingHandlerSendsTheServerNameChecksItAndOffersHttp11() throws Exception {
+  void aVerifyingHandlerSendsTheServerNameAndChecksIt() throws Exception {
     handler(profile(CA, true, "api.internal"), "127.0.0.1");
     SslHandler h = contexts.handler(profile(CA, true, "api.internal"), ByteBufAllocator.DEFAULT, "127.0.0.1", 9443,
         500);
@@ -59,7 +59,6 @@ class UpstreamTlsContextsTest {
     assertThat(h.engine().getPeerHost()).isEqualTo("api.internal");
     assertThat(p.getEndpointIdentificationAlgorithm()).isEqualTo("HTTPS");
     assertThat(p.getServerNames()).containsExactly(new SNIHostName("api.internal"));
-    assertThat(p.getApplicationProtocols()).containsExactly("http/1.1");
     assertThat(h.getHandshakeTimeoutMillis()).isEqualTo(500);
   }
 
