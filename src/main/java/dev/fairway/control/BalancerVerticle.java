@@ -2,6 +2,7 @@ package dev.fairway.control;
 
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
+import dev.fairway.config.ServiceConfig;
 import dev.fairway.health.Transition;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
@@ -156,6 +157,7 @@ public final class BalancerVerticle extends VerticleBase {
             table.configVersion() + 1);
       }
       onNewConfig.accept(next);
+      checker.retain(next.services().stream().map(ServiceConfig::tls).toList());
     }
     table.reload(next, hash, System.nanoTime()).ifPresent(r ->
         LOG.info("config version {} (sha {}) is live: {} backends added, {} changed, {} draining",

@@ -22,9 +22,11 @@ import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 
@@ -127,6 +129,19 @@ final class HealthChecker {
           .setKeyValue(Buffer.buffer(files.bytes(t.keyPath().orElseThrow()))));
     }
     return o;
+  }
+
+  /** Closes the TLS clients of profiles not in {@code active} (after a config reload). */
+  void retain(Collection<UpstreamTls> active) {
+    Set<UpstreamTls> keep = Set.copyOf(active);
+    tlsClients.entrySet().removeIf(e -> {
+      if (keep.contains(e.getKey().profile())) {
+        return false;
+      }
+      httpClients.remove(e.getValue().http());
+      e.getValue().http().shutdown(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
+      return true;
+    });
   }
 
   /** Closes every client. */

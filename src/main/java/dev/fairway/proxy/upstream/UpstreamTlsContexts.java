@@ -37,15 +37,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The client-side TLS contexts of the process, one per distinct {@link UpstreamTls} profile, made
- * on first use off the event loops ({@link #prepare}: reading its few PEM files once) and shared by
- * every event loop; and the {@link SslHandler} that starts a backend connection's pipeline.
+ * once on first use off the event loops ({@link #prepare}: reading its few PEM files) and shared by
+ * every event loop, made again by {@link #rescan} when those files change; and the
+ * {@link SslHandler} that starts a backend connection's pipeline.
  *
  * <p>Example: services {@code a} and {@code b} both with {@code {"caPath": "ca.pem"}} share one
  * context; a connection to {@code https://127.0.0.1:9443} of service {@code a} with
  * {@code "serverName": "api.internal"} gets a handler whose engine sends SNI {@code api.internal},
  * checks that the certificate names {@code api.internal} and chains up to {@code ca.pem}, and
  * offers ALPN {@code http/1.1}. With {@code "verify": false} any certificate is accepted and no
- * name is checked.
+ * name is checked. When {@code ca.pem} is replaced by a bundle with a new CA, the next
+ * {@link #rescan} builds a new context for new connections; pooled connections keep theirs.
  *
  * <p>The provider is the listener's, {@link TlsProvider}'s choice, kept in {@link #PROVIDER}.
  */
