@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * Certificate reload on the TLS listener with a real Fairway scanning its files every 100 ms and
  * real JDK TLS clients: a renewal under load fails no request and reaches new connections while
  * an open keep-alive connection goes on with the old certificate; a garbage file is logged once
- * and the old certificate stays until a good file arrives.
+ * and the old certificate stays until a good file arrives; an expired one is served with a warning.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TlsReloadTest extends VertxTestBase {
@@ -163,6 +163,26 @@ class TlsReloadTest extends VertxTestBase {
     });
     assertThat(logs.list).anyMatch(e -> e.getLevel() == Level.INFO
         && e.getFormattedMessage().contains("reloaded certificate") && e.getFormattedMessage().contains(newSerial.toString(16)));
+  }
+
+  @Test
+  void anExpiredNewCertificateIsServedWithAWarningAsAtStartUp() throws Exception {
+    Logger contexts = (Logger) LoggerFactory.getLogger(TlsContexts.class);
+    contexts.addAppender(logs);
+    try {
+      Fairway f = start();
+      replace("expired");
+      BigInteger expired = serialOf("expired.pem");
+      awaitTrue(() -> {
+        try (SSLSocket s = TlsClient.connect(TlsClient.trustingAll(), f.tlsPort(), "a.test")) {
+          return serial(s).equals(expired);
+        }
+      });
+      assertThat(logs.list).anyMatch(e -> e.getLevel() == Level.WARN
+          && e.getFormattedMessage().contains("is not valid now") && e.getFormattedMessage().contains("serving it anyway"));
+    } finally {
+      contexts.detachAppender(logs);
+    }
   }
 
   private List<String> warnings() {
