@@ -54,16 +54,6 @@ public final class TlsContexts {
     this.certificates = certificates;
   }
 
-  /**
-   * Builds every context; the files were checked by the config parser, so a failure here is a
-   * file that changed since (or a provider problem).
-   *
-   * @throws SSLException when a context cannot be built
-   */
-  public static TlsContexts build(TlsSettings settings) throws SSLException {
-    return build(settings, FileSnapshot.take(files(settings), FileSnapshot.DISK));
-  }
-
   /** The files the contexts are built from: each certificate's {@code certPath} and {@code keyPath}, then {@code clientCa}. */
   static List<String> files(TlsSettings settings) {
     List<String> out = new ArrayList<>();
@@ -74,7 +64,11 @@ public final class TlsContexts {
 
   /**
    * Builds every context from the bytes of {@code files} (see {@link #files}), checking each
-   * certificate and key as the config parser does; the exception's message names the bad file.
+   * certificate and key as the config parser does: at start-up the parser has checked them
+   * already, so a failure is a file that changed since; on a reload the exception's message
+   * names the bad file and why.
+   *
+   * @throws SSLException when a context cannot be built
    */
   static TlsContexts build(TlsSettings settings, FileSnapshot files) throws SSLException {
     TlsProvider chosen = TlsProvider.fromSystem();
