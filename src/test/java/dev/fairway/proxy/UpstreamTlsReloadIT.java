@@ -81,6 +81,9 @@ class UpstreamTlsReloadIT extends VertxTestBase {
 
     write(caFile, concat("ca.pem", "renewed-ca.pem"));
     awaitReloads(1);
+    int pooled = b.connections();
+    assertThat(status(fw)).isEqualTo(200);
+    assertThat(b.connections()).as("the pooled connection is kept across the reload").isEqualTo(pooled);
     b.renew("backend-renewed");
     b.closeConnections();
     int checks = b.healthChecks();
