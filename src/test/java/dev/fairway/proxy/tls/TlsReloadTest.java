@@ -77,10 +77,14 @@ class TlsReloadTest extends VertxTestBase {
   }
 
   private Fairway start() {
+    return start(SCAN_MS);
+  }
+
+  private Fairway start(long scanPeriodMs) {
     JsonObject tls = new JsonObject().put("port", 0).put("certificates", new JsonArray()
         .add(new JsonObject().put("certPath", certFile.toString()).put("keyPath", keyFile.toString())));
     TestConfig c = TestConfig.service("api", backend("b1", backend.port(), 100)).proxy("tls", tls);
-    c.json().put("reload", new JsonObject().put("scanPeriodMs", SCAN_MS));
+    c.json().put("reload", new JsonObject().put("scanPeriodMs", scanPeriodMs));
     return TestFairway.start(vertx, c.build());
   }
 
@@ -182,6 +186,17 @@ class TlsReloadTest extends VertxTestBase {
           && e.getFormattedMessage().contains("is not valid now") && e.getFormattedMessage().contains("serving it anyway"));
     } finally {
       contexts.detachAppender(logs);
+    }
+  }
+
+  @Test
+  void aScanPeriodOfZeroKeepsTheCertificateOfStartUp() throws Exception {
+    Fairway f = start(0);
+    replace("a-renewed");
+    Thread.sleep(10 * SCAN_MS);
+
+    try (SSLSocket s = TlsClient.connect(trusting, f.tlsPort(), "a.test")) {
+      assertThat(serial(s)).isEqualTo(serialOf("a.pem"));
     }
   }
 
