@@ -28,7 +28,8 @@
 # Environment (defaults in brackets):
 #   ROUNDS [3]  CONNS ["50"]  DURATION [8s]  WRK_THREADS [2]  WARMUP [5s]
 #   LOADS ["keepalive new"]  H2_STREAMS [10]  BACKEND_TLS [0]
-#   COMPARE_JDK [0: 1 adds a third proxy, Fairway with -Dfairway.tls.provider=jdk, on FAIRWAY_PORT+2]
+#   COMPARE_JDK [0: 1 adds a proxy, Fairway with -Dfairway.tls.provider=jdk, on FAIRWAY_PORT+2]
+#   COMPARE_INSTANCES [none: N adds a proxy, Fairway with proxy.instances N, on FAIRWAY_PORT+4]
 #   JAR [target/fairway.jar]  JAVA_OPTS [see below]  HAPROXY_THREADS [cores]
 #   FAIRWAY_INSTANCES [0: proxy.instances' default, one per event loop = 2 x cores]
 #   BACKEND1_PORT [19011] BACKEND2_PORT [19012] HAPROXY_PORT [18443] FAIRWAY_PORT [18444]
@@ -45,6 +46,7 @@ H2_STREAMS_PER_CONN=${H2_STREAMS:-10}
 unset H2_STREAMS # run_load reads it: set only for the h2 load
 BACKEND_TLS=${BACKEND_TLS:-0}
 COMPARE_JDK=${COMPARE_JDK:-0}
+COMPARE_INSTANCES=${COMPARE_INSTANCES:-}
 CORES=$(nproc)
 HAPROXY_THREADS=${HAPROXY_THREADS:-$CORES}
 BACKEND1_PORT=${BACKEND1_PORT:-19011}
@@ -63,7 +65,7 @@ for tool in wrk h2load nginx haproxy openssl java curl awk sort timeout nproc mk
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
 done
 ports_free "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT" \
-  "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))"
+  "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))"
 resolve_jar
 
 WORK=$(mktemp -d /tmp/fairway-tls.XXXXXX)
@@ -87,11 +89,11 @@ start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" \
   "$HOST:$((HAPROXY_PORT + 1000))" "$HOST:$HAPROXY_PORT ssl crt $WORK/haproxy.pem alpn h2,http/1.1"
 wait_http "$HAPROXY_PORT" / "${PIDS[-1]}" HAProxy https
 
-# fairway_json PORT ADMIN_PORT: a config with the TLS listener on PORT, cleartext off.
+# fairway_json PORT ADMIN_PORT [INSTANCES]: a config with the TLS listener on PORT, cleartext off.
 fairway_json() {
   cat <<JSON
 {
-  "proxy": { "host": "$HOST", "port": -1, "instances": ${FAIRWAY_INSTANCES:-0},
+  "proxy": { "host": "$HOST", "port": -1, "instances": ${3:-${FAIRWAY_INSTANCES:-0}},
              "tls": { "port": $1,
                       "certificates": [ { "certPath": "$WORK/site.pem", "keyPath": "$WORK/site.key" } ] } },
   "admin": { "host": "$HOST", "port": $2, "token": "bench-token" },
@@ -107,11 +109,12 @@ fairway_json() {
 JSON
 }
 
-# start_fairway NAME PORT ADMIN_PORT [JVM options...]: starts one Fairway and waits for its TLS port.
+# start_fairway NAME PORT ADMIN_PORT INSTANCES [JVM options...]: starts one Fairway and waits for
+# its TLS port (INSTANCES empty: FAIRWAY_INSTANCES).
 start_fairway() {
-  local name=$1 port=$2 admin=$3
-  shift 3
-  fairway_json "$port" "$admin" > "$WORK/$name.json"
+  local name=$1 port=$2 admin=$3 instances=$4
+  shift 4
+  fairway_json "$port" "$admin" "$instances" > "$WORK/$name.json"
   # shellcheck disable=SC2086
   java $JAVA_OPTS "$@" -jar "$JAR" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
   PIDS+=($!)
@@ -121,11 +124,16 @@ start_fairway() {
 
 TARGETS="haproxy fairway"
 declare -A PORT_OF=([haproxy]=$HAPROXY_PORT [fairway]=$FAIRWAY_PORT)
-start_fairway fairway "$FAIRWAY_PORT" "$ADMIN_PORT"
+start_fairway fairway "$FAIRWAY_PORT" "$ADMIN_PORT" ""
 if [[ $COMPARE_JDK == 1 ]]; then
-  TARGETS="haproxy fairway fairway-jdk"
+  TARGETS+=" fairway-jdk"
   PORT_OF[fairway-jdk]=$((FAIRWAY_PORT + 2))
-  start_fairway fairway-jdk "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" -Dfairway.tls.provider=jdk
+  start_fairway fairway-jdk "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" "" -Dfairway.tls.provider=jdk
+fi
+if [[ -n $COMPARE_INSTANCES ]]; then
+  TARGETS+=" fairway-i$COMPARE_INSTANCES"
+  PORT_OF[fairway-i$COMPARE_INSTANCES]=$((FAIRWAY_PORT + 4))
+  start_fairway "fairway-i$COMPARE_INSTANCES" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))" "$COMPARE_INSTANCES"
 fi
 
 for t in $TARGETS; do
