@@ -6,6 +6,7 @@
 #   ROUNDS=5 CONNS="50 200" bench/tls.sh
 #   BACKEND_TLS=1 bench/tls.sh                   # re-encryption: the backends are https:// too
 #   LOADS="keepalive h2" bench/tls.sh            # adds HTTP/2 over TLS (h2load, ALPN h2)
+#   COMPARE_JDK=1 bench/tls.sh                   # Fairway with OpenSSL and with the JDK's TLS
 #
 # What it does, all on 127.0.0.1 and all under a mktemp directory:
 #   1. builds target/fairway.jar if it is missing (or takes JAR);
@@ -27,6 +28,7 @@
 # Environment (defaults in brackets):
 #   ROUNDS [3]  CONNS ["50"]  DURATION [8s]  WRK_THREADS [2]  WARMUP [5s]
 #   LOADS ["keepalive new"]  H2_STREAMS [10]  BACKEND_TLS [0]
+#   COMPARE_JDK [0: 1 adds a third proxy, Fairway with -Dfairway.tls.provider=jdk, on FAIRWAY_PORT+2]
 #   JAR [target/fairway.jar]  JAVA_OPTS [see below]  HAPROXY_THREADS [cores]
 #   FAIRWAY_INSTANCES [0: proxy.instances' default, one per event loop = 2 x cores]
 #   BACKEND1_PORT [19011] BACKEND2_PORT [19012] HAPROXY_PORT [18443] FAIRWAY_PORT [18444]
@@ -42,6 +44,7 @@ LOADS=${LOADS:-"keepalive new"}
 H2_STREAMS_PER_CONN=${H2_STREAMS:-10}
 unset H2_STREAMS # run_load reads it: set only for the h2 load
 BACKEND_TLS=${BACKEND_TLS:-0}
+COMPARE_JDK=${COMPARE_JDK:-0}
 CORES=$(nproc)
 HAPROXY_THREADS=${HAPROXY_THREADS:-$CORES}
 BACKEND1_PORT=${BACKEND1_PORT:-19011}
@@ -59,7 +62,8 @@ source "$ROOT/bench/lib/common.sh"
 for tool in wrk h2load nginx haproxy openssl java curl awk sort timeout nproc mktemp; do
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
 done
-ports_free "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT"
+ports_free "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT" \
+  "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))"
 resolve_jar
 
 WORK=$(mktemp -d /tmp/fairway-tls.XXXXXX)
@@ -83,12 +87,14 @@ start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" \
   "$HOST:$((HAPROXY_PORT + 1000))" "$HOST:$HAPROXY_PORT ssl crt $WORK/haproxy.pem alpn h2,http/1.1"
 wait_http "$HAPROXY_PORT" / "${PIDS[-1]}" HAProxy https
 
-cat > "$WORK/fairway.json" <<JSON
+# fairway_json PORT ADMIN_PORT: a config with the TLS listener on PORT, cleartext off.
+fairway_json() {
+  cat <<JSON
 {
   "proxy": { "host": "$HOST", "port": -1, "instances": ${FAIRWAY_INSTANCES:-0},
-             "tls": { "port": $FAIRWAY_PORT,
+             "tls": { "port": $1,
                       "certificates": [ { "certPath": "$WORK/site.pem", "keyPath": "$WORK/site.key" } ] } },
-  "admin": { "host": "$HOST", "port": $ADMIN_PORT, "token": "bench-token" },
+  "admin": { "host": "$HOST", "port": $2, "token": "bench-token" },
   "services": [ {
     "name": "bench", "match": { "host": "*", "pathPrefix": "/" },
     "slots": { "capacity": 1000, "waitTimeoutMs": 1000, "maxWaiting": 10000 },
@@ -99,20 +105,36 @@ cat > "$WORK/fairway.json" <<JSON
   } ]
 }
 JSON
-# shellcheck disable=SC2086
-java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
-PIDS+=($!)
-wait_http "$FAIRWAY_PORT" / "$!" Fairway https
-log "Fairway $(grep -o "TLS provider: [^,]*" "$WORK/fairway.log" | head -1)"
+}
 
+# start_fairway NAME PORT ADMIN_PORT [JVM options...]: starts one Fairway and waits for its TLS port.
+start_fairway() {
+  local name=$1 port=$2 admin=$3
+  shift 3
+  fairway_json "$port" "$admin" > "$WORK/$name.json"
+  # shellcheck disable=SC2086
+  java $JAVA_OPTS "$@" -jar "$JAR" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "$port" / "$!" "$name" https
+  log "$name: $(grep -o "TLS provider: [^,]*" "$WORK/$name.log" | head -1)"
+}
+
+TARGETS="haproxy fairway"
 declare -A PORT_OF=([haproxy]=$HAPROXY_PORT [fairway]=$FAIRWAY_PORT)
-for t in haproxy fairway; do
+start_fairway fairway "$FAIRWAY_PORT" "$ADMIN_PORT"
+if [[ $COMPARE_JDK == 1 ]]; then
+  TARGETS="haproxy fairway fairway-jdk"
+  PORT_OF[fairway-jdk]=$((FAIRWAY_PORT + 2))
+  start_fairway fairway-jdk "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" -Dfairway.tls.provider=jdk
+fi
+
+for t in $TARGETS; do
   run_wrk "https://$HOST:${PORT_OF[$t]}/" 50 "$WARMUP" > /dev/null
 done
 
 RAW=$WORK/raw.tsv
 for r in $(seq "$ROUNDS"); do
-  if (( r % 2 == 1 )); then order="haproxy fairway"; else order="fairway haproxy"; fi
+  if (( r % 2 == 1 )); then order=$TARGETS; else order=$(echo "$TARGETS" | tr ' ' '\n' | tac | tr '\n' ' '); fi
   for c in $CONNS; do
     for t in $order; do
       url="https://$HOST:${PORT_OF[$t]}/"
@@ -136,15 +158,17 @@ echo
 echo "TLS, $(date -u +%Y-%m-%dT%H:%MZ), $CORES cores, $ROUNDS rounds of $DURATION, medians; wrk -t$WRK_THREADS over HTTPS;" \
   "backends $BACKEND_SCHEME; h2: h2load -m $H2_STREAMS_PER_CONN, mean instead of p99"
 echo
-echo "| load | conns | HAProxy req/s | Fairway req/s | ratio | HAProxy p99 ms | Fairway p99 ms | ratio |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| load | conns | proxy | req/s | × HAProxy | p99 ms | × HAProxy |"
+echo "|---|---|---|---:|---:|---:|---:|"
 for kind in $LOADS; do
   for c in $CONNS; do
-    hr=$(median haproxy "$kind" "$c" 4); fr=$(median fairway "$kind" "$c" 4)
-    hp=$(median haproxy "$kind" "$c" 5); fp=$(median fairway "$kind" "$c" 5)
-    awk -v k="$kind" -v c="$c" -v hr="$hr" -v fr="$fr" -v hp="$hp" -v fp="$fp" 'BEGIN {
-      printf "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n",
-        (k == "new" ? "new handshake per request" : k == "h2" ? "HTTP/2 (mean ms)" : "keep-alive"),
-        c, hr, fr, fr / hr, hp, fp, fp / hp }'
+    hr=$(median haproxy "$kind" "$c" 4); hp=$(median haproxy "$kind" "$c" 5)
+    for t in $TARGETS; do
+      tr_=$(median "$t" "$kind" "$c" 4); tp=$(median "$t" "$kind" "$c" 5)
+      awk -v k="$kind" -v c="$c" -v t="$t" -v hr="$hr" -v tr_="$tr_" -v hp="$hp" -v tp="$tp" 'BEGIN {
+        printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f |\n",
+          (k == "new" ? "new handshake per request" : k == "h2" ? "HTTP/2 (mean ms)" : "keep-alive"),
+          c, t, tr_, tr_ / hr, tp, tp / hp }'
+    done
   done
 done

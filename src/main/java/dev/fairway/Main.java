@@ -8,6 +8,7 @@ import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.SubsettingSettings;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.ConfigReloader;
+import dev.fairway.proxy.tls.TlsProvider;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
@@ -73,6 +74,7 @@ public final class Main {
       usage("-cluster-conf needs -cluster");
     }
     FairwayConfig fileConfig = load(confPath);
+    checkTlsProvider();
     BalancerVerticle.ConfigSource source = new BalancerVerticle.ConfigSource(confPath, hashOf(confPath));
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -149,6 +151,19 @@ public final class Main {
   }
 
   /** Reads and validates the configuration, or exits with {@link #EXIT_CONFIG}. */
+  /** A bad {@code -Dfairway.tls.provider}, or {@code openssl} where it cannot load, exits 2. */
+  private static void checkTlsProvider() {
+    if (System.getProperty(TlsProvider.PROPERTY) == null) {
+      return;
+    }
+    try {
+      TlsProvider.fromSystem();
+    } catch (IllegalArgumentException e) {
+      System.err.println("fairway: " + e.getMessage());
+      System.exit(EXIT_CONFIG);
+    }
+  }
+
   static FairwayConfig load(Path path) {
     String text;
     try {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -59,6 +60,18 @@ class MainTest {
   }
 
   @Test
+  void unknownTlsProviderExitsWithTwo() throws Exception {
+    Path conf = write("ok.json", """
+        {"services": [{"name": "api", "backends": [{"url": "http://127.0.0.1:9001"}]}]}
+        """);
+
+    Result r = runMain(conf, "-Dfairway.tls.provider=boring");
+
+    assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
+    assertThat(r.stderr()).containsExactly("fairway: -Dfairway.tls.provider must be openssl or jdk, not 'boring'");
+  }
+
+  @Test
   void nonJsonExitsWithTwo() throws Exception {
     Path conf = write("broken.json", "{\"services\": [ oops");
 
@@ -93,11 +106,13 @@ class MainTest {
    * Runs {@code java -cp <this JVM's classpath> dev.fairway.Main -conf conf} without
    * {@code FAIRWAY_ADMIN_TOKEN} in its environment and waits (bounded) for it to exit.
    */
-  private Result runMain(Path conf) throws Exception {
+  private Result runMain(Path conf, String... jvmOptions) throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Path err = dir.resolve("stderr.txt");
-    ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx64m", "-cp", System.getProperty("java.class.path"),
-        "dev.fairway.Main", "-conf", conf.toString())
+    List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx64m"));
+    command.addAll(List.of(jvmOptions));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.fairway.Main", "-conf", conf.toString()));
+    ProcessBuilder pb = new ProcessBuilder(command)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectError(err.toFile());
     pb.environment().remove("FAIRWAY_ADMIN_TOKEN");

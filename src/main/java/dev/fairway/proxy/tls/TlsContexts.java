@@ -4,7 +4,6 @@ import dev.fairway.config.TlsSettings;
 import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -39,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * configured protocols and HTTP/2's cipher suites (RFC 9113 §9.2.2: TLS 1.3's, and ECDHE with AEAD
  * for TLS 1.2, so each has forward secrecy), offers the configured ALPN names, keeps a session
  * cache for resumption (TLS 1.3 tickets stay on, as both providers do by default) and, with
- * {@code clientCa}, requires a client certificate signed by it. The provider is OpenSSL (BoringSSL, netty-tcnative) when it
- * loads, else the JDK's.
+ * {@code clientCa}, requires a client certificate signed by it. The provider is {@link TlsProvider}'s
+ * choice.
  */
 public final class TlsContexts {
   private static final Logger LOG = LoggerFactory.getLogger(TlsContexts.class);
@@ -62,12 +61,9 @@ public final class TlsContexts {
    * @throws SSLException when a context cannot be built
    */
   public static TlsContexts build(TlsSettings settings) throws SSLException {
-    SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
-    if (provider == SslProvider.OPENSSL) {
-      LOG.info("TLS provider: OpenSSL ({}, netty-tcnative)", OpenSsl.versionString());
-    } else {
-      LOG.info("TLS provider: JDK (netty-tcnative not loaded: {})", String.valueOf(OpenSsl.unavailabilityCause()));
-    }
+    TlsProvider chosen = TlsProvider.fromSystem();
+    LOG.info("TLS provider: {} ({})", chosen.describe(), chosen.reason());
+    SslProvider provider = chosen.provider();
     List<SslContext> contexts = new ArrayList<>();
     for (TlsSettings.Certificate c : settings.certificates()) {
       contexts.add(context(settings, c, provider));

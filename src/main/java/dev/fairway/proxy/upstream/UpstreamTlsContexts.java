@@ -1,6 +1,7 @@
 package dev.fairway.proxy.upstream;
 
 import dev.fairway.config.UpstreamTls;
+import dev.fairway.proxy.tls.TlsProvider;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
@@ -34,12 +35,11 @@ import javax.net.ssl.SSLParameters;
  * offers ALPN {@code http/1.1}. With {@code "verify": false} any certificate is accepted and no
  * name is checked.
  *
- * <p>The JDK's provider ({@link SslProvider#JDK}) is used; the choice of provider is made in one
- * place, {@link #PROVIDER}.
+ * <p>The provider is the listener's, {@link TlsProvider}'s choice, kept in {@link #PROVIDER}.
  */
 public final class UpstreamTlsContexts {
   /** The TLS implementation of backend connections. */
-  static final SslProvider PROVIDER = SslProvider.JDK;
+  static final SslProvider PROVIDER = TlsProvider.fromSystem().provider();
 
   /**
    * What ALPN offers a backend: what the upstream protocol allows. Today that is HTTP/1.1 only;

@@ -95,9 +95,26 @@ public enum Failure {
       return reason;
     }
     Throwable tls = tlsCause(connectFailure);
-    Throwable why = tls != null ? tls : connectFailure;
+    Throwable why = rootWithMessage(tls != null ? tls : connectFailure);
     String text = why.getMessage() == null ? why.getClass().getSimpleName() : why.getMessage();
     return reason + ": " + text;
+  }
+
+  /**
+   * The deepest cause that has a message: OpenSSL wraps a refused certificate as "General
+   * OpenSslEngine problem" around the trust manager's "unable to find valid certification path".
+   */
+  private static final int MAX_CAUSES = 8;
+
+  private static Throwable rootWithMessage(Throwable t) {
+    Throwable why = t;
+    Throwable c = t.getCause();
+    for (int depth = 0; c != null && depth < MAX_CAUSES; depth++, c = c.getCause()) {
+      if (c.getMessage() != null) {
+        why = c;
+      }
+    }
+    return why;
   }
 
   private static Throwable tlsCause(Throwable t) {

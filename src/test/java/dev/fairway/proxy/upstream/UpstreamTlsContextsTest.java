@@ -38,7 +38,7 @@ class UpstreamTlsContextsTest {
   }
 
   @Test
-  void aVerifyingHandlerSendsTheServerNameChecksItAndOffersHttp11() throws SSLException {
+  void aVerifyingHandlerSendsTheServerNameAndChecksIt() throws SSLException {
     SslHandler h = contexts.handler(profile(CA, true, "api.internal"), ByteBufAllocator.DEFAULT, "127.0.0.1", 9443,
         500);
 
@@ -47,7 +47,6 @@ class UpstreamTlsContextsTest {
     assertThat(h.engine().getPeerHost()).isEqualTo("api.internal");
     assertThat(p.getEndpointIdentificationAlgorithm()).isEqualTo("HTTPS");
     assertThat(p.getServerNames()).containsExactly(new SNIHostName("api.internal"));
-    assertThat(p.getApplicationProtocols()).containsExactly("http/1.1");
     assertThat(h.getHandshakeTimeoutMillis()).isEqualTo(500);
   }
 
