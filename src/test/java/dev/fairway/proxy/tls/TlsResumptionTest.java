@@ -12,7 +12,6 @@ import dev.fairway.testing.TlsClient;
 import dev.fairway.testing.TlsFiles;
 import dev.fairway.testing.VertxTestBase;
 import io.micrometer.core.instrument.Counter;
-import io.netty.handler.ssl.OpenSsl;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,8 +36,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Session resumption on the TLS listener, counted: a real client connects, sends a request, closes,
  * and comes back with its session (a TLS 1.3 ticket, a TLS 1.2 session id):
  * {@code fairway_tls_handshakes_total} reads 2 and {@code fairway_tls_resumed_handshakes_total} 1.
- * In-process with the default provider (OpenSSL when netty-tcnative loads), and in a Fairway
- * process of its own forced onto the JDK's provider.
+ * In-process with the provider {@link TlsProvider} picks (OpenSSL when netty-tcnative loads; the
+ * failsafe execution {@code tls-jdk} reruns it with the JDK's), and in a Fairway process of its own
+ * with {@code -Dfairway.tls.provider=jdk}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TlsResumptionTest extends VertxTestBase {
@@ -64,7 +64,7 @@ class TlsResumptionTest extends VertxTestBase {
 
     waitFor(() -> counter(f, "fairway_tls_handshakes") == 2);
     assertThat(counter(f, "fairway_tls_handshakes")).isEqualTo(2);
-    assertThat(counter(f, "fairway_tls_resumed_handshakes")).as(protocol + ", provider OpenSSL " + OpenSsl.isAvailable())
+    assertThat(counter(f, "fairway_tls_resumed_handshakes")).as(protocol + ", provider " + TlsProvider.fromSystem().describe())
         .isEqualTo(1);
     assertThat(counter(f, "fairway_tls_handshake_failures")).isZero();
   }
@@ -90,7 +90,7 @@ class TlsResumptionTest extends VertxTestBase {
     Path conf = dir.resolve("config.json");
     Files.writeString(conf, config().json().encodePrettily());
     try (FairwayProcess p = FairwayProcess.start(conf,
-        List.of("-Dio.netty.handler.ssl.noOpenSsl=true", "-Dfairway.tls.provider=jdk"))) {
+        List.of("-D" + TlsProvider.PROPERTY + "=jdk"))) {
       int tls = p.tlsPort();
       int admin = p.adminPort();
       assertThat(String.join("\n", p.lines())).contains("TLS provider: JDK");
