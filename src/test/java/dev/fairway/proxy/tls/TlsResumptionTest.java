@@ -2,6 +2,7 @@ package dev.fairway.proxy.tls;
 
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.fairway.Fairway;
 import dev.fairway.testing.FairwayProcess;
@@ -87,6 +88,7 @@ class TlsResumptionTest extends VertxTestBase {
 
   @Test
   void theJdkProviderResumesToo(@TempDir Path dir) throws Exception {
+    assumeFalse("jdk".equals(System.getProperty(TlsProvider.PROPERTY)), "the cases above run on the JDK's provider already");
     Path conf = dir.resolve("config.json");
     Files.writeString(conf, config().json().encodePrettily());
     try (FairwayProcess p = FairwayProcess.start(conf,
