@@ -221,7 +221,78 @@
     statusEl.classList.remove('stale');
   }
 
+  // ---- TLS listeners: handshakes/s, resumed/s and failures/s, each the change of its /metrics
+  // counter since the previous poll (fairway_tls_*_total{listener="tls"}), per listener label.
+
+  const TLS_METRIC = /^fairway_tls_(handshakes|resumed_handshakes|handshake_failures)_total\{([^}]*)\}\s+(\S+)/;
+  /** [counter, cell class, sparkline colour, label] */
+  const TLS_KINDS = [['handshakes', 'tls-handshakes', 'qps', 'TLS handshakes/s'],
+    ['resumed_handshakes', 'tls-resumed', 'qps', 'resumed handshakes/s'],
+    ['handshake_failures', 'tls-failures', 'eps', 'failed handshakes/s']];
+  /** listener -> { tr, sparks, series, totals, last: counters of the previous poll, at: its time } */
+  const tlsViews = new Map();
+
+  function parseTls(text) {
+    const out = new Map();
+    for (const line of text.split('\n')) {
+      const m = TLS_METRIC.exec(line);
+      if (!m) continue;
+      const listener = (/listener="([^"]*)"/.exec(m[2]) || [])[1] || 'tls';
+      if (!out.has(listener)) out.set(listener, {});
+      out.get(listener)[m[1]] = Number(m[3]);
+    }
+    return out;
+  }
+
+  function tlsView(listener) {
+    let view = tlsViews.get(listener);
+    if (view) return view;
+    const sparks = TLS_KINDS.map(([, , kind, label]) => sparkline(kind, label));
+    const totals = el('td', { class: 'tls-totals' });
+    const tr = el('tr', { 'data-listener': listener }, el('td', { class: 'listener' }, listener),
+      ...sparks.map((sp, i) => el('td', { class: TLS_KINDS[i][1] }, sp.node)),
+      totals);
+    view = { tr, sparks, series: TLS_KINDS.map(() => []), totals, last: null, at: 0 };
+    tlsViews.set(listener, view);
+    $('tls-rows').append(tr);
+    return view;
+  }
+
+  function renderTls(counters, now) {
+    $('tls').hidden = false;
+    $('tls-none').hidden = counters.size > 0;
+    $('tls-table').hidden = counters.size === 0;
+    for (const [listener, view] of tlsViews) {
+      if (!counters.has(listener)) {
+        view.tr.remove();
+        tlsViews.delete(listener);
+      }
+    }
+    for (const [listener, c] of counters) {
+      const view = tlsView(listener);
+      TLS_KINDS.forEach(([key, , , label], i) => {
+        const seconds = (now - view.at) / 1000;
+        push(view.series[i], view.last && seconds > 0 ? Math.max(0, (c[key] - view.last[key]) / seconds) : 0);
+        drawSpark(view.sparks[i], view.series[i], `${label} on ${listener}`);
+      });
+      view.totals.textContent = `${c.handshakes || 0} handshakes, ${c.resumed_handshakes || 0} resumed, ` +
+        `${c.handshake_failures || 0} failed`;
+      view.last = c;
+      view.at = now;
+    }
+  }
+
+  async function refreshTls() {
+    try {
+      const res = await fetch('metrics', { cache: 'no-store' });
+      if (res.ok) renderTls(parseTls(await res.text()), performance.now());
+    } catch (e) {
+      // the services poll already reports an unreachable admin API
+    }
+  }
+
   async function refresh() {
+    refreshTls();
     try {
       const res = await fetch('api/services', { cache: 'no-store' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);

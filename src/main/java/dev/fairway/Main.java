@@ -40,11 +40,16 @@ public final class Main {
   public static final int EXIT_CONFIG = 2;
   private static final String USAGE = "usage: java -jar fairway.jar [-conf PATH] [-cluster [-cluster-conf PATH]]";
   private static final long CLUSTER_JOIN_TIMEOUT_S = 120;
+  /** The JDK's TLS accepts a client's TLS 1.2 renegotiation (a CPU-cost lever); BoringSSL refuses it. */
+  private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
 
   private Main() {
   }
 
   public static void main(String[] args) {
+    if (System.getProperty(REJECT_RENEGOTIATION) == null) { // before the JDK's TLS reads it, at the first handshake
+      System.setProperty(REJECT_RENEGOTIATION, "true");
+    }
     Path confPath = Path.of("conf", "config.json");
     boolean cluster = false;
     Path clusterConf = null;

@@ -9,6 +9,8 @@ import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
+import dev.fairway.testing.TlsClient;
+import dev.fairway.testing.TlsFiles;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
@@ -19,6 +21,9 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +52,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The dashboard in a real headless Chromium against a real Fairway under load: every backend has
  * a row, the active bar and requests/s move, and the lame-duck button (asking for the token, first
- * wrong, then right) puts a backend into lame duck. Saves {@code target/dashboard.png}.
+ * wrong, then right) puts a backend into lame duck. Saves {@code target/dashboard.png}. The TLS
+ * panel says there is no TLS listener without {@code proxy.tls}; with one, its handshakes/s,
+ * resumed/s and failures/s rise under real TLS clients (and garbage) and fall back once they stop.
  *
  * <p>Needs Debian's {@code chromium} and {@code chromium-driver} ({@code .ci/run} installs them);
  * skipped without {@code /usr/bin/chromedriver}. Selenium Manager is never asked for anything:
@@ -63,6 +72,7 @@ class DashboardBrowserTest {
 
   private Vertx vertx;
   private HttpClientAgent client;
+  private TestConfig config;
   private Fairway fairway;
   private WebDriver driver;
   private Path profile;
@@ -77,12 +87,11 @@ class DashboardBrowserTest {
     vertx = Vertx.vertx();
     client = vertx.createHttpClient(new HttpClientOptions(), new PoolOptions().setHttp1MaxSize(64));
     // Slow enough that a modest rate keeps a few requests active on every backend.
-    TestConfig config = TestConfig.service("web", WEB.stream()
+    config = TestConfig.service("web", WEB.stream()
             .map(id -> backend(id, slowBackend(40).port(), 8)).toArray(JsonObject[]::new))
         .addService("api", "/api", API.stream()
             .map(id -> backend(id, slowBackend(15).port(), 4)).toArray(JsonObject[]::new))
         .strategy("least-loaded");
-    fairway = TestFairway.start(vertx, config.build());
 
     CDP_LOG.setLevel(Level.SEVERE);
     System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
@@ -172,7 +181,12 @@ class DashboardBrowserTest {
 
   @Test
   void showsLiveLoadAndPutsABackendIntoLameDuck() throws Exception {
+    fairway = TestFairway.start(vertx, config.build());
     driver.get("http://127.0.0.1:" + fairway.adminPort() + "/");
+    WebElement noTls = driver.findElement(By.id("tls-none"));
+    waitUpTo(10).until(d -> noTls.isDisplayed());
+    assertThat(noTls.getText()).contains("No TLS listener");
+    assertThat(driver.findElement(By.id("tls-table")).isDisplayed()).isFalse();
 
     // Every backend of both services gets its row, idle before any traffic.
     waitUpTo(10).until(d -> d.findElements(By.cssSelector("tr[data-backend]")).size() == WEB.size() + API.size());
@@ -236,5 +250,63 @@ class DashboardBrowserTest {
     Files.createDirectories(shot.getParent());
     Files.write(shot, png);
     assertThat(png.length).isGreaterThan(10_000);
+  }
+
+  @Test
+  void showsTlsHandshakesResumedAndFailuresPerSecond() throws Exception {
+    fairway = TestFairway.start(vertx, config.proxy("tls", TlsFiles.tls("a")).build());
+    driver.get("http://127.0.0.1:" + fairway.adminPort() + "/");
+    WebElement tls = waitUpTo(10).until(d -> d.findElements(By.cssSelector("#tls tr[data-listener='tls']")).stream()
+        .findFirst().orElse(null));
+    assertThat(driver.findElement(By.id("tls-none")).isDisplayed()).isFalse();
+    waitUpTo(5).until(d -> tls.findElement(By.cssSelector(".tls-totals")).getText()
+        .equals("0 handshakes, 0 resumed, 0 failed"));
+    assertThat(tlsRate(tls, "tls-handshakes")).isZero();
+
+    // Real handshakes: a JDK client reusing its context (so every connection after the first
+    // resumes), and a client that sends half a ClientHello and hangs up (a failure).
+    AtomicInteger handshakes = new AtomicInteger();
+    Thread load = new Thread(() -> tlsLoad(fairway.tlsPort(), handshakes), "tls-load");
+    load.start();
+    try {
+      waitUpTo(20).until(d -> tlsRate(tls, "tls-handshakes") > 0 && tlsRate(tls, "tls-resumed") > 0
+          && tlsRate(tls, "tls-failures") > 0);
+    } finally {
+      load.interrupt();
+      load.join(10_000);
+    }
+    assertThat(handshakes.get()).isPositive();
+    assertThat(tls.findElement(By.cssSelector(".tls-totals")).getText()).matches("[1-9]\\d* handshakes, [1-9]\\d* resumed, [1-9]\\d* failed");
+
+    // Once the clients stop, the rates fall back to zero.
+    waitUpTo(10).until(d -> tlsRate(tls, "tls-handshakes") == 0 && tlsRate(tls, "tls-failures") == 0);
+  }
+
+  private static double tlsRate(WebElement row, String cell) {
+    return Double.parseDouble(row.findElement(By.cssSelector("." + cell + " .spark-value")).getText());
+  }
+
+  /** New TLS connections (each sends one request) and half-handshakes, every 20 ms until interrupted. */
+  private static void tlsLoad(int port, AtomicInteger handshakes) {
+    try {
+      SSLContext ctx = TlsClient.context(false);
+      while (!Thread.currentThread().isInterrupted()) {
+        try (SSLSocket s = TlsClient.connect(ctx, port, "a.test")) {
+          TlsClient.get(s, "/");
+          handshakes.incrementAndGet();
+        }
+        try (Socket garbage = new Socket()) {
+          garbage.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+          OutputStream out = garbage.getOutputStream();
+          out.write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00});
+          out.flush();
+        }
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 public final class FairwayProcess implements AutoCloseable {
   private static final Pattern ADMIN = Pattern.compile("admin listening on http://127.0.0.1:(\\d+)");
   private static final Pattern PROXY = Pattern.compile("proxy listening on http://127.0.0.1:(\\d+)");
+  private static final Pattern TLS = Pattern.compile("proxy listening on https://127.0.0.1:(\\d+)");
 
   private final Process process;
   private final List<String> lines = new ArrayList<>();
@@ -36,9 +37,15 @@ public final class FairwayProcess implements AutoCloseable {
 
   /** Starts {@code dev.fairway.Main -conf conf} on this JVM's class path. */
   public static FairwayProcess start(Path conf) throws IOException {
-    return new FairwayProcess(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "dev.fairway.Main", "-conf", conf.toString())
-        .redirectErrorStream(true).start());
+    return start(conf, List.of());
+  }
+
+  /** Starts it with JVM options first, e.g. {@code List.of("-Dio.netty.handler.ssl.noOpenSsl=true")}. */
+  public static FairwayProcess start(Path conf, List<String> jvmOptions) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.fairway.Main", "-conf", conf.toString()));
+    return new FairwayProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start());
   }
 
   private void read() {
@@ -85,8 +92,17 @@ public final class FairwayProcess implements AutoCloseable {
     return port(PROXY);
   }
 
+  /** The TLS listener's port from the start-up log (waits up to 30 s), or -1. */
+  public int tlsPort() throws InterruptedException {
+    return port(TLS, "proxy listening on https");
+  }
+
   private int port(Pattern pattern) throws InterruptedException {
-    String log = String.join("\n", await(l -> String.join("\n", l).contains("proxy listening"), 30));
+    return port(pattern, "proxy listening");
+  }
+
+  private int port(Pattern pattern, String awaited) throws InterruptedException {
+    String log = String.join("\n", await(l -> String.join("\n", l).contains(awaited), 30));
     Matcher m = pattern.matcher(log);
     return m.find() ? Integer.parseInt(m.group(1)) : -1;
   }
