@@ -30,6 +30,8 @@
 #   LOADS ["keepalive new"]  H2_STREAMS [10]  BACKEND_TLS [0]
 #   COMPARE_JDK [0: 1 adds a proxy, Fairway with -Dfairway.tls.provider=jdk, on FAIRWAY_PORT+2]
 #   COMPARE_INSTANCES [none: N adds a proxy, Fairway with proxy.instances N, on FAIRWAY_PORT+4]
+#   COMPARE_OPTS [none: JVM options added after JAVA_OPTS for one more Fairway, on FAIRWAY_PORT+6;
+#                 a later -XX option wins, e.g. COMPARE_OPTS="-XX:-UseParallelGC -XX:+UseZGC"]
 #   JAR [target/fairway.jar]  JAVA_OPTS [see below]  HAPROXY_THREADS [cores]
 #   FAIRWAY_INSTANCES [0: proxy.instances' default, one per event loop = 2 x cores]
 #   BACKEND1_PORT [19011] BACKEND2_PORT [19012] HAPROXY_PORT [18443] FAIRWAY_PORT [18444]
@@ -47,6 +49,7 @@ unset H2_STREAMS # run_load reads it: set only for the h2 load
 BACKEND_TLS=${BACKEND_TLS:-0}
 COMPARE_JDK=${COMPARE_JDK:-0}
 COMPARE_INSTANCES=${COMPARE_INSTANCES:-}
+COMPARE_OPTS=${COMPARE_OPTS:-}
 CORES=$(nproc)
 HAPROXY_THREADS=${HAPROXY_THREADS:-$CORES}
 BACKEND1_PORT=${BACKEND1_PORT:-19011}
@@ -65,7 +68,8 @@ for tool in wrk h2load nginx haproxy openssl java curl awk sort timeout nproc mk
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
 done
 ports_free "$BACKEND1_PORT" "$BACKEND2_PORT" "$HAPROXY_PORT" "$FAIRWAY_PORT" "$ADMIN_PORT" \
-  "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))"
+  "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))" \
+  "$((FAIRWAY_PORT + 6))" "$((ADMIN_PORT + 6))"
 resolve_jar
 
 WORK=$(mktemp -d /tmp/fairway-tls.XXXXXX)
@@ -130,14 +134,24 @@ if [[ $COMPARE_JDK == 1 ]]; then
   PORT_OF[fairway-jdk]=$((FAIRWAY_PORT + 2))
   start_fairway fairway-jdk "$((FAIRWAY_PORT + 2))" "$((ADMIN_PORT + 2))" "" -Dfairway.tls.provider=jdk
 fi
+if [[ -n $COMPARE_OPTS ]]; then
+  TARGETS+=" fairway-opts"
+  PORT_OF[fairway-opts]=$((FAIRWAY_PORT + 6))
+  # shellcheck disable=SC2086
+  start_fairway fairway-opts "$((FAIRWAY_PORT + 6))" "$((ADMIN_PORT + 6))" "" $COMPARE_OPTS
+fi
 if [[ -n $COMPARE_INSTANCES ]]; then
   TARGETS+=" fairway-i$COMPARE_INSTANCES"
   PORT_OF[fairway-i$COMPARE_INSTANCES]=$((FAIRWAY_PORT + 4))
-  start_fairway "fairway-i$COMPARE_INSTANCES" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))" "$COMPARE_INSTANCES"
+  start_fairway "fairway-i$COMPARE_INSTANCES" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))" \
+  "$((FAIRWAY_PORT + 6))" "$((ADMIN_PORT + 6))" "$COMPARE_INSTANCES"
 fi
 
 for t in $TARGETS; do
   run_wrk "https://$HOST:${PORT_OF[$t]}/" 50 "$WARMUP" > /dev/null
+  if [[ " $LOADS " == *" h2 "* ]]; then # HTTP/2 takes its own code path: warm it up too
+    H2_STREAMS=$H2_STREAMS_PER_CONN run_load "https://$HOST:${PORT_OF[$t]}/" 50 "$WARMUP" > /dev/null
+  fi
 done
 
 RAW=$WORK/raw.tsv
