@@ -9,16 +9,17 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
+import dev.fairway.testing.Await;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TlsBackend;
+import dev.fairway.testing.TlsFiles;
 import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -79,7 +80,7 @@ class UpstreamTlsReloadIT extends VertxTestBase {
     Fairway fw = start(b.url(), 100);
     assertThat(status(fw)).isEqualTo(200);
 
-    write(caFile, concat("ca.pem", "renewed-ca.pem"));
+    TlsFiles.replaceAtomically(caFile, concat("ca.pem", "renewed-ca.pem"));
     awaitReloads(1);
     int pooled = b.connections();
     assertThat(status(fw)).isEqualTo(200);
@@ -87,16 +88,16 @@ class UpstreamTlsReloadIT extends VertxTestBase {
     b.renew("backend-renewed");
     b.closeConnections();
     int checks = b.healthChecks();
-    awaitTrue(() -> b.healthChecks() >= checks + 3);
+    Await.until(() -> b.healthChecks() >= checks + 3);
     int connections = b.connections();
     assertThat(status(fw)).as("a new connection to the renewed backend").isEqualTo(200);
     assertThat(b.connections()).isEqualTo(connections + 1);
 
-    write(caFile, Files.readAllBytes(Path.of(TlsBackend.file("renewed-ca.pem"))));
+    TlsFiles.replaceAtomically(caFile, Files.readAllBytes(Path.of(TlsBackend.file("renewed-ca.pem"))));
     awaitReloads(2);
     b.closeConnections();
     int after = b.healthChecks();
-    awaitTrue(() -> b.healthChecks() >= after + 3);
+    Await.until(() -> b.healthChecks() >= after + 3);
     assertThat(status(fw)).as("trusting the new CA alone").isEqualTo(200);
     assertThat(warnings()).isEmpty();
     assertThat(logs.list).map(ILoggingEvent::getFormattedMessage).as("no health check failed")
@@ -109,8 +110,8 @@ class UpstreamTlsReloadIT extends VertxTestBase {
     Fairway fw = start(b.url(), 3_600_000);
     assertThat(status(fw)).isEqualTo(200);
 
-    write(caFile, "garbage\n".getBytes(StandardCharsets.US_ASCII));
-    awaitTrue(() -> !warnings().isEmpty());
+    TlsFiles.replaceAtomically(caFile, "garbage\n".getBytes(StandardCharsets.US_ASCII));
+    Await.until(() -> !warnings().isEmpty());
     Thread.sleep(600); // six more scans of the same file
     b.closeConnections();
 
@@ -124,7 +125,7 @@ class UpstreamTlsReloadIT extends VertxTestBase {
     TlsBackend b = TlsBackend.start(vertx, "backend", null);
     start("https://localhost:" + b.port(), 100);
 
-    awaitTrue(() -> b.healthChecks() >= 1);
+    Await.until(() -> b.healthChecks() >= 1);
 
     assertThat(b.serverNames()).containsExactly("localhost");
   }
@@ -134,7 +135,7 @@ class UpstreamTlsReloadIT extends VertxTestBase {
   }
 
   private void awaitReloads(int n) throws Exception {
-    awaitTrue(() -> logs.list.stream().filter(e -> e.getLevel() == Level.INFO
+    Await.until(() -> logs.list.stream().filter(e -> e.getLevel() == Level.INFO
         && e.getFormattedMessage().startsWith("backend TLS: reloaded")).count() >= n);
   }
 
@@ -144,23 +145,5 @@ class UpstreamTlsReloadIT extends VertxTestBase {
       out.append(Files.readString(Path.of(TlsBackend.file(f)), StandardCharsets.US_ASCII));
     }
     return out.toString().getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private void write(Path target, byte[] bytes) throws IOException {
-    Path tmp = Files.createTempFile(dir, "new", ".tmp");
-    Files.write(tmp, bytes);
-    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-  }
-
-  private interface Check {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitTrue(Check check) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!check.holds()) {
-      assertThat(System.nanoTime()).as("condition not met within 10 s").isLessThan(deadline);
-      Thread.sleep(20);
-    }
   }
 }

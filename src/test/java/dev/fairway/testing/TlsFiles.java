@@ -2,7 +2,10 @@ package dev.fairway.testing;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
  * The TLS test files of {@code src/test/resources/tls} (made by its {@code gen.sh}) and the
@@ -20,6 +23,16 @@ public final class TlsFiles {
   /** The absolute path of a file of the folder, such as {@code "a.pem"}. */
   public static String path(String name) {
     return DIR.resolve(name).toString();
+  }
+
+  /**
+   * Puts {@code bytes} in {@code target} the way an operator renews a file: written next to it,
+   * then renamed over it, so a reader sees the old contents or the new, never half of them.
+   */
+  public static void replaceAtomically(Path target, byte[] bytes) throws IOException {
+    Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), "new", ".tmp");
+    Files.write(tmp, bytes);
+    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /** {@code {"certPath": NAME.pem, "keyPath": NAME.key}}. */

@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.ConfigReloader;
+import dev.fairway.testing.Await;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TlsClient;
@@ -77,10 +78,10 @@ class TlsConfigReloadTest extends VertxTestBase {
 
     Files.writeString(file, config("a-renewed", 0).json().encodePrettily());
     BigInteger renewed = serialOf("a-renewed.pem");
-    awaitTrue(() -> serial(f).equals(renewed));
+    Await.until(() -> serial(f).equals(renewed));
 
     Files.writeString(file, config("b", 1).json().encodePrettily());
-    awaitTrue(() -> logs.list.stream().anyMatch(e -> e.getLevel() == Level.WARN
+    Await.until(() -> logs.list.stream().anyMatch(e -> e.getLevel() == Level.WARN
         && e.getFormattedMessage().contains("proxy.tls port 0 -> 1 needs a restart")));
     Thread.sleep(300);
     assertThat(serial(f)).isEqualTo(renewed);
@@ -95,18 +96,6 @@ class TlsConfigReloadTest extends VertxTestBase {
   private static BigInteger serialOf(String fixture) throws Exception {
     try (InputStream in = Files.newInputStream(Path.of(TlsFiles.path(fixture)))) {
       return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSerialNumber();
-    }
-  }
-
-  private interface Check {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitTrue(Check check) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!check.holds()) {
-      assertThat(System.nanoTime()).as("condition not met within 10 s").isLessThan(deadline);
-      Thread.sleep(50);
     }
   }
 }

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
+import dev.fairway.testing.Await;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
@@ -23,7 +24,6 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Set;
@@ -120,11 +120,11 @@ class TlsReloadTest extends VertxTestBase {
     })).toList();
     clients.forEach(Thread::start);
     try {
-      awaitTrue(() -> ok.get() >= 20);
+      Await.until(() -> ok.get() >= 20);
       replace("a-renewed");
-      awaitTrue(() -> served.contains(newSerial));
+      Await.until(() -> served.contains(newSerial));
       int atSwap = ok.get();
-      awaitTrue(() -> ok.get() >= atSwap + 20);
+      Await.until(() -> ok.get() >= atSwap + 20);
     } finally {
       stop.set(true);
       for (Thread t : clients) {
@@ -146,9 +146,9 @@ class TlsReloadTest extends VertxTestBase {
   void aGarbageFileIsLoggedOnceAndTheOldCertificateStaysUntilAGoodOneArrives() throws Exception {
     Fairway f = start();
     BigInteger oldSerial = serialOf("a.pem");
-    write(certFile, "not a certificate\n".getBytes(StandardCharsets.US_ASCII));
+    TlsFiles.replaceAtomically(certFile, "not a certificate\n".getBytes(StandardCharsets.US_ASCII));
 
-    awaitTrue(() -> !warnings().isEmpty());
+    Await.until(() -> !warnings().isEmpty());
     Thread.sleep(6 * SCAN_MS); // several more scans of the same bad file
     assertThat(warnings()).hasSize(1);
     assertThat(warnings().get(0)).contains(certFile.toString()).contains("BEGIN CERTIFICATE")
@@ -160,7 +160,7 @@ class TlsReloadTest extends VertxTestBase {
 
     replace("a-renewed");
     BigInteger newSerial = serialOf("a-renewed.pem");
-    awaitTrue(() -> {
+    Await.until(() -> {
       try (SSLSocket s = TlsClient.connect(trusting, f.tlsPort(), "a.test")) {
         return serial(s).equals(newSerial);
       }
@@ -177,7 +177,7 @@ class TlsReloadTest extends VertxTestBase {
       Fairway f = start();
       replace("expired");
       BigInteger expired = serialOf("expired.pem");
-      awaitTrue(() -> {
+      Await.until(() -> {
         try (SSLSocket s = TlsClient.connect(TlsClient.trustingAll(), f.tlsPort(), "a.test")) {
           return serial(s).equals(expired);
         }
@@ -206,14 +206,8 @@ class TlsReloadTest extends VertxTestBase {
 
   /** Replaces the served pair with the fixture {@code name}, each file by an atomic rename, key first. */
   private void replace(String name) throws IOException {
-    write(keyFile, Files.readAllBytes(Path.of(TlsFiles.path(name + ".key"))));
-    write(certFile, Files.readAllBytes(Path.of(TlsFiles.path(name + ".pem"))));
-  }
-
-  private void write(Path target, byte[] bytes) throws IOException {
-    Path tmp = Files.createTempFile(dir, "new", ".tmp");
-    Files.write(tmp, bytes);
-    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    TlsFiles.replaceAtomically(keyFile, Files.readAllBytes(Path.of(TlsFiles.path(name + ".key"))));
+    TlsFiles.replaceAtomically(certFile, Files.readAllBytes(Path.of(TlsFiles.path(name + ".pem"))));
   }
 
   private static BigInteger serialOf(String fixture) throws Exception {
@@ -244,18 +238,5 @@ class TlsReloadTest extends VertxTestBase {
     assertThat(h).startsWith("HTTP/1.1 200");
     int length = Integer.parseInt(h.replaceAll("(?is).*\r\ncontent-length: *(\\d+)\r\n.*", "$1"));
     return new String(in.readNBytes(length), StandardCharsets.ISO_8859_1);
-  }
-
-  private interface Check {
-    boolean holds() throws Exception;
-  }
-
-  /** Waits up to ten seconds for {@code check}. */
-  private static void awaitTrue(Check check) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!check.holds()) {
-      assertThat(System.nanoTime()).as("condition not met within 10 s").isLessThan(deadline);
-      Thread.sleep(20);
-    }
   }
 }
