@@ -33,6 +33,7 @@
 #   COMPARE_OPTS [none: JVM options added after JAVA_OPTS for one more Fairway, on FAIRWAY_PORT+6;
 #                 a later -XX option wins, e.g. COMPARE_OPTS="-XX:-UseParallelGC -XX:+UseZGC"]
 #   JAR [target/fairway.jar]  JAVA_OPTS [see below]  HAPROXY_THREADS [cores]
+#   LOADGEN_CPUS [unset: wrk and h2load float; "1": pinned to CPU 1 with taskset]
 #   FAIRWAY_INSTANCES [0: proxy.instances' default, one per event loop = 2 x cores]
 #   BACKEND1_PORT [19011] BACKEND2_PORT [19012] HAPROXY_PORT [18443] FAIRWAY_PORT [18444]
 #   ADMIN_PORT [18094]

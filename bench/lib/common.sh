@@ -1,6 +1,8 @@
 # Shared helpers of the issue-9 benchmark scripts (bench/throughput-all.sh, features.sh,
 # memory.sh, jfr-alloc.sh, h2.sh). Sourced, not run. Loopback only; every wait is bounded.
 # The caller sets HOST, ROOT, WORK, PIDS=() and installs the trap `trap cleanup EXIT`.
+# LOADGEN_CPUS (e.g. "1") pins wrk and h2load to those CPUs with taskset; unset, they float.
+LOADGEN_PIN=${LOADGEN_CPUS:+taskset -c $LOADGEN_CPUS}
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 log() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)] $*" >&2; }
@@ -173,7 +175,7 @@ run_wrk() {
   local url=$1 c=$2 d=$3 threads=${4:-${WRK_THREADS:-2}} out
   shift $(( $# < 4 ? $# : 4 ))
   if (( threads > c )); then threads=$c; fi
-  out=$(timeout $(( $(secs "$d") + 30 )) wrk -t "$threads" -c "$c" -d "$d" --latency "$@" "$url" 2>&1) \
+  out=$(timeout $(( $(secs "$d") + 30 )) $LOADGEN_PIN wrk -t "$threads" -c "$c" -d "$d" --latency "$@" "$url" 2>&1) \
     || die "wrk against $url failed: $out"
   awk '
     function ms(v) {
@@ -201,7 +203,7 @@ run_load() {
     return
   fi
   local url=$1 c=$2 d=$3 out
-  out=$(timeout $(( $(secs "$d") + 30 )) h2load -t 2 -c "$c" -m "$H2_STREAMS" -D "$(secs "$d")" "$url" 2>&1) \
+  out=$(timeout $(( $(secs "$d") + 30 )) $LOADGEN_PIN h2load -t 2 -c "$c" -m "$H2_STREAMS" -D "$(secs "$d")" "$url" 2>&1) \
     || die "h2load against $url failed: $out"
   parse_h2load <<< "$out" | cut -d' ' -f1-4 || die "could not parse h2load output for $url: $out"
 }
