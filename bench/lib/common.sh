@@ -2,6 +2,7 @@
 # memory.sh, jfr-alloc.sh, h2.sh). Sourced, not run. Loopback only; every wait is bounded.
 # The caller sets HOST, ROOT, WORK, PIDS=() and installs the trap `trap cleanup EXIT`.
 # LOADGEN_CPUS (e.g. "1") pins wrk and h2load to those CPUs with taskset; unset, they float.
+# WRK_LOG (a file) collects every wrk run's whole output, latency distribution included.
 LOADGEN_PIN=${LOADGEN_CPUS:+taskset -c $LOADGEN_CPUS}
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
@@ -177,6 +178,7 @@ run_wrk() {
   if (( threads > c )); then threads=$c; fi
   out=$(timeout $(( $(secs "$d") + 30 )) $LOADGEN_PIN wrk -t "$threads" -c "$c" -d "$d" --latency "$@" "$url" 2>&1) \
     || die "wrk against $url failed: $out"
+  if [[ -n ${WRK_LOG:-} ]]; then printf '== %s c=%s\n%s\n' "$url" "$c" "$out" >> "$WRK_LOG"; fi
   awk '
     function ms(v) {
       if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
