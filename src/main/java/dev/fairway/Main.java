@@ -155,7 +155,6 @@ public final class Main {
     });
   }
 
-  /** Reads and validates the configuration, or exits with {@link #EXIT_CONFIG}. */
   /** A bad {@code -Dfairway.tls.provider}, or {@code openssl} where it cannot load, exits 2. */
   private static void checkTlsProvider() {
     if (System.getProperty(TlsProvider.PROPERTY) == null) {
@@ -169,6 +168,7 @@ public final class Main {
     }
   }
 
+  /** Reads and validates the configuration, or exits with {@link #EXIT_CONFIG}. */
   static FairwayConfig load(Path path) {
     String text;
     try {

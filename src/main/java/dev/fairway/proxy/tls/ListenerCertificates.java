@@ -4,6 +4,7 @@ import dev.fairway.config.FileBacked;
 import dev.fairway.config.FileSnapshot;
 import dev.fairway.config.TlsSettings;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.Mapping;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -31,20 +32,24 @@ final class ListenerCertificates {
     }
   }
 
+  /** Chosen (and logged) once: every rebuild uses the same implementation. */
+  private final SslProvider provider;
   private volatile Live live;
 
-  private ListenerCertificates(Live live) {
+  private ListenerCertificates(SslProvider provider, Live live) {
+    this.provider = provider;
     this.live = live;
   }
 
-  /** Reads the files and builds the contexts now. */
+  /** Chooses the provider, reads the files and builds the contexts now. */
   static ListenerCertificates load(TlsSettings settings) throws SSLException {
-    return new ListenerCertificates(live(settings));
+    SslProvider provider = TlsContexts.provider();
+    return new ListenerCertificates(provider, live(settings, provider));
   }
 
-  private static Live live(TlsSettings settings) throws SSLException {
+  private static Live live(TlsSettings settings, SslProvider provider) throws SSLException {
     FileBacked<TlsContexts> contexts = FileBacked.load(TlsContexts.files(settings), FileSnapshot.DISK,
-        files -> TlsContexts.build(settings, files));
+        files -> TlsContexts.build(settings, files, provider));
     if (contexts.current().isEmpty()) {
       throw new SSLException(contexts.failure().orElseThrow());
     }
@@ -78,7 +83,7 @@ final class ListenerCertificates {
       return;
     }
     try {
-      live = live(next);
+      live = live(next, provider);
       LOG.info("TLS: new proxy.tls settings applied to new connections: {}", live.current().certificates());
     } catch (SSLException e) {
       LOG.warn("TLS: new proxy.tls settings not applied, still serving {}: {}", l.current().certificates(),

@@ -62,6 +62,13 @@ public final class TlsContexts {
     return out;
   }
 
+  /** The provider the listener's contexts use ({@link TlsProvider}'s choice), logged once with why. */
+  static SslProvider provider() {
+    TlsProvider chosen = TlsProvider.fromSystem();
+    LOG.info("TLS provider: {} ({})", chosen.describe(), chosen.reason());
+    return chosen.provider();
+  }
+
   /**
    * Builds every context from the bytes of {@code files} (see {@link #files}), checking each
    * certificate and key as the config parser does: at start-up the parser has checked them
@@ -70,10 +77,7 @@ public final class TlsContexts {
    *
    * @throws SSLException when a context cannot be built
    */
-  static TlsContexts build(TlsSettings settings, FileSnapshot files) throws SSLException {
-    TlsProvider chosen = TlsProvider.fromSystem();
-    LOG.info("TLS provider: {} ({})", chosen.describe(), chosen.reason());
-    SslProvider provider = chosen.provider();
+  static TlsContexts build(TlsSettings settings, FileSnapshot files, SslProvider provider) throws SSLException {
     List<SslContext> contexts = new ArrayList<>();
     List<X509Certificate> leaves = new ArrayList<>();
     byte[] clientCa = settings.clientCa().isPresent() ? caBundle(settings.clientCa().get(), files) : null;
