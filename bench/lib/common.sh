@@ -34,12 +34,13 @@ cleanup() {
 }
 
 # wait_http PORT PATH PID NAME [SCHEME]: until PATH on PORT answers 200 (60 s), or the process
-# dies; SCHEME https checks over TLS without verifying the certificate
+# dies; SCHEME https checks over TLS without verifying the certificate; WAIT_CURL_OPTS (e.g.
+# --http2-prior-knowledge) go to curl as they are
 wait_http() {
   local port=$1 path=$2 pid=$3 name=$4 scheme=${5:-http} deadline=$((SECONDS + 60)) code=
   while (( SECONDS < deadline )); do
     kill -0 "$pid" 2>/dev/null || die "$name exited during start-up (see $WORK)"
-    code=$(curl -sk -o /dev/null -m 2 -w '%{http_code}' "$scheme://$HOST:$port$path" || true)
+    code=$(curl -sk ${WAIT_CURL_OPTS:-} -o /dev/null -m 2 -w '%{http_code}' "$scheme://$HOST:$port$path" || true)
     [[ $code == 200 ]] && return 0
     sleep 0.2
   done
@@ -63,9 +64,14 @@ resolve_jar() {
 }
 
 # start_nginx I PORT [CERT KEY]: nginx backend I (one worker) on PORT: / -> "hello\n", /64k -> 65536
-# bytes; with CERT and KEY (PEM files) it serves HTTPS (TLS 1.2/1.3, HTTP/1.1) instead of HTTP
+# bytes; with CERT and KEY (PEM files) it serves HTTPS (TLS 1.2/1.3, HTTP/1.1) instead of HTTP;
+# with NGINX_H2C=1 (and no CERT) it speaks cleartext HTTP/2 by prior knowledge only (h2c)
 start_nginx() {
-  local i=$1 port=$2 dir=$WORK/nginx$1 cert=${3:-} key=${4:-} listen=$HOST:$2 tls='' scheme=http
+  local i=$1 port=$2 dir=$WORK/nginx$1 cert=${3:-} key=${4:-} listen=$HOST:$2 tls='' scheme=http h2c=''
+  if [[ -n ${NGINX_H2C:-} && -z $cert ]]; then
+    listen="$listen http2"
+    h2c=--http2-prior-knowledge
+  fi
   if [[ -n $cert ]]; then
     listen="$listen ssl"
     tls="ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:s$i:1m;"
@@ -110,7 +116,7 @@ NGX
   nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" || die "nginx rejected $dir/nginx.conf"
   nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log" > "$WORK/nginx$i.log" 2>&1 &
   PIDS+=($!)
-  wait_http "$port" / "$!" "nginx $i" "$scheme"
+  WAIT_CURL_OPTS=$h2c wait_http "$port" / "$!" "nginx $i" "$scheme"
 }
 
 # start_haproxy THREADS B1 B2 BIND...: HAProxy (roundrobin over two backends on $HOST, keep-alive
@@ -141,6 +147,7 @@ start_haproxy() {
 }
 
 # fairway_config FILE PORT ADMIN_PORT B1 B2 [STRATEGY] [CAPACITY] [HC_INTERVAL_MS] [METRICS_VERTX]
+# BACKEND_SCHEME (http) is the backends' URL scheme (h2c, https); HEALTH_CHECK_TYPE (unset: http) e.g. grpc
 fairway_config() {
   local file=$1 port=$2 admin=$3 b1=$4 b2=$5 strategy=${6:-round-robin} cap=${7:-1000} hc=${8:-2000} mv=${9:-true} al=${10:-false}
   cat > "$file" <<JSON
@@ -158,11 +165,11 @@ fairway_config() {
       "subsetSize": 0,
       "slots": { "capacity": $cap, "waitTimeoutMs": 1000, "maxWaiting": 10000 },
       "timeouts": { "connectMs": 2000, "responseMs": 30000 },
-      "healthCheck": { "path": "/health", "intervalMs": $hc, "timeoutMs": 1000,
+      "healthCheck": { ${HEALTH_CHECK_TYPE:+\"type\": \"$HEALTH_CHECK_TYPE\",} "path": "/health", "intervalMs": $hc, "timeoutMs": 1000,
                        "healthyThreshold": 2, "unhealthyThreshold": 3 },
       "backends": [
-        { "id": "b1", "url": "http://$HOST:$b1" },
-        { "id": "b2", "url": "http://$HOST:$b2" }
+        { "id": "b1", "url": "${BACKEND_SCHEME:-http}://$HOST:$b1" },
+        { "id": "b2", "url": "${BACKEND_SCHEME:-http}://$HOST:$b2" }
       ]
     }
   ]

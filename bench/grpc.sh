@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Issue 23: gRPC and HTTP/2 to backends, side by side with HAProxy (`proto h2` on both sides).
+#
+# Part 1, gRPC unary: two grpc-java backends (src/test/java/dev/fairway/bench/GrpcBenchServer.java,
+# one JVM) behind Fairway (`h2c://` backends, gRPC health checks) and behind HAProxy (`bind ...
+# proto h2`, `server ... proto h2`); the load is grpc-java too (GrpcLoad.java: CONNS channels, each
+# an HTTP/2 connection with STREAMS calls in flight, closed loop). ROUNDS rounds alternate the
+# proxies; each prints requests/s, p50 and p99 from GrpcLoad's histogram.
+#
+# Part 2, HTTP/1.1 client to an h2c backend: wrk against Fairway with the same two nginx servers
+# spoken to over HTTP/1.1 (`http://`) and over h2c (`h2c://`, nginx `listen ... http2`), and
+# HAProxy with `server ... proto h2` as the reference.
+#
+# Environment (defaults in brackets):
+#   ROUNDS [5] CONNS ["10 50"] STREAMS [1] DURATION [10] (seconds) WARMUP [10] (seconds per run;
+#   the first round of each proxy also gets FIRST_WARMUP [20])  WRK_THREADS [2]  PARTS ["1 2"]
+#   JAVA_OPTS [README defaults: -Xmx192m -XX:+UseSerialGC]  BASE_PORT [31300]
+#   MAX_LOAD [1.5] LOAD_WAIT [60]: each round waits (at most LOAD_WAIT s) for a quiet machine
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-5}
+CONNS=${CONNS:-"10 50"}
+STREAMS=${STREAMS:-1}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-10}
+FIRST_WARMUP=${FIRST_WARMUP:-20}
+PARTS=${PARTS:-"1 2"}
+BASE_PORT=${BASE_PORT:-31300}
+MAX_LOAD=${MAX_LOAD:-1.5}
+LOAD_WAIT=${LOAD_WAIT:-60}
+JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -XX:+UseSerialGC"}
+
+HOST=127.0.0.1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib/common.sh
+source "$ROOT/bench/lib/common.sh"
+for tool in wrk nginx haproxy java curl mvn; do
+  command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
+done
+G1=$((BASE_PORT + 1)); G2=$((BASE_PORT + 2)); N1=$((BASE_PORT + 3)); N2=$((BASE_PORT + 4))
+C1=$((BASE_PORT + 5)); C2=$((BASE_PORT + 6))
+HG=$((BASE_PORT + 80)); FG=$((BASE_PORT + 81)); AG=$((BASE_PORT + 91))
+H1=$((BASE_PORT + 82)); F1=$((BASE_PORT + 83)); A1=$((BASE_PORT + 92))
+HC=$((BASE_PORT + 84)); FC=$((BASE_PORT + 85)); AC=$((BASE_PORT + 93))
+ports_free "$G1" "$G2" "$N1" "$N2" "$C1" "$C2" "$HG" "$FG" "$AG" "$H1" "$F1" "$A1" "$HC" "$FC" "$AC"
+ensure_jar
+if [[ ! -f $ROOT/target/test-classes/dev/fairway/bench/GrpcLoad.class || ! -f $ROOT/target/test-classpath.txt ]]; then
+  log "compiling the gRPC backends and load generator (target/test-classes)"
+  (cd "$ROOT" && mvn -q -B test-compile && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
+     -Dmdep.outputFile=target/test-classpath.txt) || die "test-compile failed"
+fi
+CP="$ROOT/target/test-classes:$(cat "$ROOT/target/test-classpath.txt")"
+QUIET=-Dlogback.configurationFile=$ROOT/bench/lib/logback-quiet.xml
+
+WORK=$(mktemp -d /tmp/fairway-grpc.XXXXXX)
+PIDS=()
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# haproxy_cfg FILE FRONT BACK1 BACK2 FRONT_OPTS SERVER_OPTS: one frontend, roundrobin over two servers
+haproxy_cfg() {
+  cat > "$1" <<CFG
+global
+  nbthread $(nproc)
+  maxconn 10000
+defaults
+  mode http
+  option http-keep-alive
+  http-reuse always
+  timeout connect 2s
+  timeout client 30s
+  timeout server 30s
+frontend fe
+  bind $HOST:$2 $5
+  default_backend be
+backend be
+  balance roundrobin
+  server b1 $HOST:$3 $6
+  server b2 $HOST:$4 $6
+CFG
+  haproxy -c -q -f "$1" || die "HAProxy rejected $1"
+}
+
+# start_fairway NAME PORT ADMIN B1 B2: Fairway with JAVA_OPTS on PORT (BACKEND_SCHEME and
+# HEALTH_CHECK_TYPE as fairway_config reads them)
+start_fairway() {
+  local name=$1
+  fairway_config "$WORK/$name.json" "$2" "$3" "$4" "$5"
+  # shellcheck disable=SC2086
+  java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
+  PIDS+=($!)
+  local deadline=$((SECONDS + 60))
+  until curl -s -o /dev/null -m 2 "http://$HOST:$3/api/services" -H 'Authorization: Bearer bench-token'; do
+    (( SECONDS < deadline )) || die "Fairway $name did not start (see $WORK/$name.log)"
+    sleep 0.3
+  done
+}
+
+grpc_load() { # TARGET CONNS WARMUP: prints "rps p50 p99 errors calls"
+  timeout $(( $3 + DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" "$3" "$DURATION" \
+    2>>"$WORK/grpcload.err" || echo "0 0 0 -1 0"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }
+
+if [[ " $PARTS " == *" 1 "* ]]; then
+  java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcBenchServer "$HOST" "$G1" "$G2" > "$WORK/grpc-backends.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do [[ $(grep -c ready "$WORK/grpc-backends.log" || true) == 2 ]] && break; sleep 0.2; done
+  haproxy_cfg "$WORK/haproxy-grpc.cfg" "$HG" "$G1" "$G2" "proto h2" "proto h2"
+  haproxy -db -f "$WORK/haproxy-grpc.cfg" > "$WORK/haproxy-grpc.log" 2>&1 &
+  PIDS+=($!)
+  BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc start_fairway fairway-grpc "$FG" "$AG" "$G1" "$G2"
+  echo "## gRPC unary, grpc-java client and backends (STREAMS=$STREAMS per connection, ${DURATION}s runs)"
+  echo
+  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for c in $CONNS; do
+    : > "$WORK/rps.$c"; : > "$WORK/p99.$c"
+    for r in $(seq "$ROUNDS"); do
+      wait_for_load "$MAX_LOAD" "$LOAD_WAIT"
+      w=$WARMUP; (( r == 1 )) && w=$FIRST_WARMUP
+      read -r hr h50 h99 he _ < <(grpc_load "$HOST:$HG" "$c" "$w")
+      read -r fr f50 f99 fe _ < <(grpc_load "$HOST:$FG" "$c" "$w")
+      ratio "$fr" "$hr" >> "$WORK/rps.$c"; ratio "$f99" "$h99" >> "$WORK/p99.$c"
+      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe |"
+    done
+    read -r lo med hi _ < <(stats < "$WORK/rps.$c"); read -r plo pmed phi _ < <(stats < "$WORK/p99.$c")
+    echo "| $c | median | | | **$med** ($lo–$hi) | | | **$pmed** ($plo–$phi) | |"
+  done
+  echo
+fi
+
+if [[ " $PARTS " == *" 2 "* ]]; then
+  start_nginx 1 "$N1"; start_nginx 2 "$N2"
+  NGINX_H2C=1 start_nginx 3 "$C1"; NGINX_H2C=1 start_nginx 4 "$C2"
+  haproxy_cfg "$WORK/haproxy-h2c.cfg" "$HC" "$C1" "$C2" "" "proto h2"
+  haproxy -db -f "$WORK/haproxy-h2c.cfg" > "$WORK/haproxy-h2c.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "$HC" / "$!" "HAProxy (h2 to backends)"
+  start_fairway fairway-h1 "$F1" "$A1" "$N1" "$N2"
+  BACKEND_SCHEME=h2c start_fairway fairway-h2c "$FC" "$AC" "$C1" "$C2"
+  echo "## HTTP/1.1 client (wrk -t${WRK_THREADS:-2}), backends over HTTP/1.1 and over h2c (nginx, ${DURATION}s runs)"
+  echo
+  echo "| conns | path | round | Fairway→h1 req/s, p99 | Fairway→h2c req/s, p99 | HAProxy→h2 req/s, p99 | h2c/h1 | Fairway h2c / HAProxy h2: req/s, p99 |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for c in $CONNS; do
+    for path in / /64k; do
+      key="$c${path//\//_}"; : > "$WORK/a.$key"; : > "$WORK/b.$key"; : > "$WORK/c.$key"
+      for r in $(seq "$ROUNDS"); do
+        wait_for_load "$MAX_LOAD" "$LOAD_WAIT"
+        w=$WARMUP; (( r == 1 )) && w=$FIRST_WARMUP
+        for p in "$F1" "$FC" "$HC"; do run_wrk "http://$HOST:$p$path" "$c" "${w}s" > /dev/null; done
+        read -r ar ap ae _ < <(run_wrk "http://$HOST:$F1$path" "$c" "${DURATION}s")
+        read -r br bp be _ < <(run_wrk "http://$HOST:$FC$path" "$c" "${DURATION}s")
+        read -r cr cp ce _ < <(run_wrk "http://$HOST:$HC$path" "$c" "${DURATION}s")
+        ratio "$br" "$ar" >> "$WORK/a.$key"; ratio "$br" "$cr" >> "$WORK/b.$key"; ratio "$bp" "$cp" >> "$WORK/c.$key"
+        echo "| $c | $path | $r | $ar, $ap | $br, $bp | $cr, $cp | $(ratio "$br" "$ar") | $(ratio "$br" "$cr"), $(ratio "$bp" "$cp") |"
+        (( ae + be + ce == 0 )) || log "errors: fairway-h1 $ae, fairway-h2c $be, haproxy $ce"
+      done
+      read -r _ m1 _ < <(stats < "$WORK/a.$key"); read -r _ m2 _ < <(stats < "$WORK/b.$key"); read -r _ m3 _ < <(stats < "$WORK/c.$key")
+      echo "| $c | $path | median | | | | **$m1** | **$m2**, **$m3** |"
+    done
+  done
+fi
