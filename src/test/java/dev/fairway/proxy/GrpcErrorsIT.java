@@ -180,6 +180,10 @@ class GrpcErrorsIT extends VertxTestBase {
 
     StatusRuntimeException e = call(stub(fw).withDeadlineAfter(300, TimeUnit.MILLISECONDS));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    int sent = slow.requests();
+    H2Reply late = h2Call(fw, HttpMethod.POST, "0n");
+    assertThat(late.grpcStatus()).as("granted a free slot, but already past its deadline").isEqualTo("4");
+    assertThat(slow.requests()).as("never forwarded").isEqualTo(sent);
     Thread.sleep(600); // two observation periods
     assertThat(backendJson(fw, "b1").getDouble("eps")).as("the client's deadline is not the backend's error").isZero();
   }
