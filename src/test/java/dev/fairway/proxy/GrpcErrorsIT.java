@@ -122,6 +122,29 @@ class GrpcErrorsIT extends VertxTestBase {
   }
 
   @Test
+  void noRouteIsUnimplementedAndAnHttp11GrpcCallGetsTheSameAnswerAsHeaders() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> answer(req, 0));
+    TestConfig config = TestConfig.service("s", backend("b1", b.port(), 2));
+    config.lastService().getJsonObject("match").put("pathPrefix", "/elsewhere");
+    Fairway fw = Fairway.start(vertx, config.build()).await(10, TimeUnit.SECONDS);
+
+    StatusRuntimeException e = call(stub(fw));
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+    assertThat(e.getStatus().getDescription()).isEqualTo("no service matches this host and path");
+
+    RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(fw.proxyPort())
+        .setURI(METHOD).putHeader("content-type", "application/grpc");
+    H2Reply h1 = TestClient.onLoop(vertx, () -> client.request(o).compose(r -> r.send(Buffer.buffer(new byte[5])))
+        .compose(resp -> resp.body().map(body -> new H2Reply(resp.statusCode(), resp.headers(), body.length(), 0))))
+        .await(10, TimeUnit.SECONDS);
+    assertThat(h1.status()).isEqualTo(200);
+    assertThat(h1.grpcStatus()).isEqualTo("12");
+    assertThat(h1.headers().get("content-length")).isEqualTo("0");
+    assertThat(h1.bodyBytes()).isZero();
+    assertThat(b.requests()).isZero();
+  }
+
+  @Test
   void allSlotsFullIsUnavailableWithPushback() throws Exception {
     TestBackend held = slow(3000);
     Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", held.port(), 1)).slots(1, 200).build())
