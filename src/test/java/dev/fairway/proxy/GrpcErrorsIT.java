@@ -11,6 +11,9 @@ import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.VertxTestBase;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
@@ -35,7 +38,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fairway's own failures as a gRPC client sees them, and {@code grpc-timeout} as a deadline, with
@@ -50,8 +55,18 @@ class GrpcErrorsIT extends VertxTestBase {
   private static final Metadata.Key<String> RETRY_AFTER = Metadata.Key.of("retry-after", Metadata.ASCII_STRING_MARSHALLER);
   private final List<ManagedChannel> channels = new ArrayList<>();
 
+  private final ListAppender<ILoggingEvent> accessLines = new ListAppender<>();
+  private final Logger access = (Logger) LoggerFactory.getLogger("fairway.access");
+
+  @BeforeEach
+  void captureAccessLog() {
+    accessLines.start();
+    access.addAppender(accessLines);
+  }
+
   @AfterEach
   void closeChannels() throws InterruptedException {
+    access.detachAppender(accessLines);
     for (ManagedChannel c : channels) {
       c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
@@ -147,8 +162,9 @@ class GrpcErrorsIT extends VertxTestBase {
   @Test
   void allSlotsFullIsUnavailableWithPushback() throws Exception {
     TestBackend held = slow(3000);
-    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", held.port(), 1)).slots(1, 200).build())
-        .await(10, TimeUnit.SECONDS);
+    TestConfig config = TestConfig.service("s", backend("b1", held.port(), 1)).slots(1, 200);
+    config.json().put("accessLog", new JsonObject().put("enabled", true).put("format", "json"));
+    Fairway fw = Fairway.start(vertx, config.build()).await(10, TimeUnit.SECONDS);
     holdTheSlot(fw, held);
 
     long start = System.nanoTime();
@@ -161,6 +177,11 @@ class GrpcErrorsIT extends VertxTestBase {
     assertThat(e.getTrailers().get(RETRY_AFTER)).isEqualTo("1");
     assertThat(millis).as("waited for the slot (the first call also sets up the channel)").isGreaterThanOrEqualTo(180L);
     assertThat(held.requests()).as("only the request holding the slot").isEqualTo(1);
+    Await.until(() -> accessLines.list.stream().anyMatch(l -> l.getFormattedMessage().contains(METHOD)));
+    JsonObject line = accessLines.list.stream().map(l -> new JsonObject(l.getFormattedMessage()))
+        .filter(j -> j.getString("path").equals(METHOD)).findFirst().orElseThrow();
+    assertThat(line.getInteger("status")).as("the HTTP equivalent, for dashboards").isEqualTo(503);
+    assertThat(line.getString("reason")).isEqualTo("no free slot within the wait timeout (grpc-status 14)");
   }
 
   @Test
