@@ -212,6 +212,7 @@ public final class ConfigParser {
     int slowStartInitialPercent = n.intIn("slowStartInitialPercent", 10, 1, 100);
     int panicThresholdPercent = n.intIn("panicThresholdPercent", 50, 0, 100);
     UpstreamTls tls = UpstreamTlsParser.parse(n.object("tls"));
+    GrpcSettings grpc = GrpcParser.parse(n.object("grpc"));
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -228,7 +229,7 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {

@@ -24,22 +24,23 @@ import java.util.List;
  * @param panicThresholdPercent below this share of healthy subset members, the service spreads
  *                              over all of its backends; 0: never
  * @param tls                   how to speak TLS to its {@code https://} backends
+ * @param grpc                  how its backends' gRPC answers are judged
  */
 public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
                             SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
                             BalancingSettings balancing, List<BackendConfig> backends,
                             OutlierSettings outlierDetection, long slowStartMs, int slowStartInitialPercent,
-                            int panicThresholdPercent, UpstreamTls tls) {
+                            int panicThresholdPercent, UpstreamTls tls, GrpcSettings grpc) {
   public ServiceConfig {
     backends = List.copyOf(backends);
   }
 
-  /** A service without a {@code tls} object ({@link UpstreamTls#DEFAULTS}). */
+  /** A service without a {@code tls} or {@code grpc} object ({@link UpstreamTls#DEFAULTS}, {@link GrpcSettings#DEFAULTS}). */
   public ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize, SlotSettings slots,
                        Timeouts timeouts, HealthCheckSettings healthCheck, BalancingSettings balancing,
                        List<BackendConfig> backends, OutlierSettings outlierDetection, long slowStartMs,
                        int slowStartInitialPercent, int panicThresholdPercent) {
     this(name, match, strategy, subsetSize, slots, timeouts, healthCheck, balancing, backends, outlierDetection,
-        slowStartMs, slowStartInitialPercent, panicThresholdPercent, UpstreamTls.DEFAULTS);
+        slowStartMs, slowStartInitialPercent, panicThresholdPercent, UpstreamTls.DEFAULTS, GrpcSettings.DEFAULTS);
   }
 }

@@ -246,7 +246,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       if (closing || req.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg); // the guard's stand-in is a FullHttpRequest with an empty buffer
         if (!closing) {
-          respond(HttpVersion.HTTP_1_1, false, Failure.of(req.decoderResult().cause()), 0, true);
+          respond(HttpVersion.HTTP_1_1, false, Failure.of(req.decoderResult().cause()), 0, true, DecodedRequest.grpc(req.headers()));
         }
         return;
       }
@@ -371,9 +371,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
    * @return whether the connection closes after this answer
    */
   @Override
-  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
+  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody, boolean grpc) {
     boolean close = f.closeConnection() || unreadBody || !keepAlive || gateway.draining();
-    FullHttpResponse resp = f.response(version, waitTimeoutMs, close);
+    FullHttpResponse resp = f.response(version, waitTimeoutMs, close, grpc);
     idle.touch();
     if (close) {
       closing = true;

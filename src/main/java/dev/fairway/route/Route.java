@@ -3,6 +3,7 @@ package dev.fairway.route;
 import dev.fairway.config.MatchRule;
 import dev.fairway.config.Timeouts;
 import dev.fairway.config.UpstreamTls;
+import dev.fairway.grpc.GrpcErrorCodes;
 import dev.fairway.slots.ServiceSlots;
 
 /**
@@ -17,7 +18,8 @@ import dev.fairway.slots.ServiceSlots;
  * @param waitTimeoutMs longest wait for a free slot
  * @param slots         the service's live part of the slot table
  * @param tls           how to speak TLS to the service's {@code https://} backends
+ * @param grpcErrors    which {@code grpc-status} codes in a backend's answer count as its failure
  */
 public record Route(String service, MatchRule match, Timeouts timeouts, long waitTimeoutMs, ServiceSlots slots,
-                    UpstreamTls tls) {
+                    UpstreamTls tls, GrpcErrorCodes grpcErrors) {
 }

@@ -137,7 +137,7 @@ public final class BackendTable {
     List<Route> routes = new ArrayList<>();
     for (ServiceConfig s : services.values()) {
       routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), slots.service(s.name()),
-          s.tls()));
+          s.tls(), s.grpc().errorCodes()));
     }
     snapshot = new BalancerSnapshot(snapshot.version() + 1, routes);
     listener.published(snapshot);

@@ -64,7 +64,10 @@ final class BackendSide implements UpstreamUser {
     upstream = u;
     u.attach(this);
     u.expectResponseTo(x.request.method() == HttpMethod.HEAD);
-    if (!headPrepared || authority == null) { // a retry without Host names the backend it now goes to
+    if (x.deadline.bounded()) {
+      x.request.forwardGrpcTimeout(x.deadline.grpcTimeout(nowNanos)); // what is left of it, each attempt anew
+    }
+    if (!headPrepared || authority == null || x.deadline.bounded()) { // a retry without Host names the backend it now goes to
       headPrepared = true;
       x.request.toBackend(x.conn.remote(), x.conn.secure(), authority, x.ctx.limits().trustedHops(), e.address(),
           x.conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, x.conn.channel().alloc());

@@ -74,11 +74,13 @@ public interface Downstream {
   Object rawBody(ByteBuf content, boolean last);
 
   /**
-   * Answers with Fairway's own status for {@code f} (see {@code ClientConnection.respond}).
+   * Answers with Fairway's own status for {@code f} (see {@code ClientConnection.respond}); a gRPC
+   * call ({@code grpc}) gets it as a trailers-only response ({@link Failure#grpcResponse}).
    *
    * @return whether the connection closes after this answer
    */
-  boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody);
+  boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody,
+                  boolean grpc);
 
   /** Cuts the response so that it cannot look complete: a TCP reset, or an HTTP/2 {@code RST_STREAM}. */
   void reset();

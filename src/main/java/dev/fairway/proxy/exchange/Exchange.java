@@ -5,6 +5,7 @@ import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.route.Deadline;
 import dev.fairway.route.Route;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
@@ -32,6 +33,8 @@ public final class Exchange extends SlotHolder {
   final ClientRequest request;
   final RequestRelay requestRelay;
   final ResponseRelay responseRelay;
+  /** A gRPC call: Fairway's own failures are trailers-only answers. */
+  final boolean grpc;
   private final BackendSide backend;
 
   /** Links and deadline in the lane's {@link ResponseDeadlines}. */
@@ -39,6 +42,8 @@ public final class Exchange extends SlotHolder {
   Exchange nextArmed;
   long deadlineNanos;
   boolean armed;
+  /** The armed response timeout is the request's deadline, not {@code responseMs}. */
+  private boolean deadlineArmed;
 
   private Phase phase = Phase.WAITING;
   private boolean backendKeepAlive;
@@ -53,20 +58,34 @@ public final class Exchange extends SlotHolder {
     this.responseRelay = new ResponseRelay(this,
         request.version() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1, request.keepAlive(),
         request.method() == HttpMethod.HEAD);
+    this.grpc = request.grpc();
     this.backend = new BackendSide(this, authority);
   }
 
+  /** Takes the request on: its deadline ({@code grpc-timeout}; malformed: 400, gRPC INTERNAL), then a slot. */
   public void start() {
     record.begin(ctx, request.method());
     conn.bodyFault(requestRelay);
     if (request.hasBody()) {
       conn.pause(ReadPauses.AWAIT);
     }
+    Deadline d = Deadline.of(record.startNanos, request.grpcTimeout());
+    if (d == null) {
+      fail(Failure.MALFORMED_TIMEOUT);
+      return;
+    }
+    deadline = d;
     acquire();
   }
 
+  /** Connects to the granted {@code e}, unless the deadline has passed: then the slot goes back unused (504). */
   @Override
   void connect(Endpoint e, boolean fresh, long nowNanos) {
+    if (deadline.passed(nowNanos)) {
+      release(Ending.ABORTED, nowNanos);
+      fail(Failure.DEADLINE_EXCEEDED);
+      return;
+    }
     phase = Phase.CONNECTING;
     record.slotNanos = nowNanos;
     backend.connect(e, fresh, (int) Math.min(Integer.MAX_VALUE, route.timeouts().connectMs()), nowNanos);
@@ -86,6 +105,10 @@ public final class Exchange extends SlotHolder {
     } else if (clientGone) {
       ctx.pool().offer(u, now); // unused: as good as new for the next request
       end(Ending.ABORTED, 0, now);
+    } else if (deadline.passed(now)) {
+      ctx.pool().offer(u, now);
+      release(Ending.ABORTED, now);
+      fail(Failure.DEADLINE_EXCEEDED);
     } else {
       backend.take(u, endpoint(), now);
     }
@@ -97,10 +120,12 @@ public final class Exchange extends SlotHolder {
     record.attempt(ctx, request.method(), nowNanos);
   }
 
-  /** The request's last byte went out: the backend has {@code responseMs} to answer. */
+  /** The request's last byte went out: the backend has {@code responseMs} to answer, or until the deadline if sooner. */
   void awaitResponse(long nowNanos) {
     if (phase != Phase.RESPONDING && !armed) {
-      ctx.deadlines().arm(this, nowNanos + route.timeouts().responseMs() * 1_000_000L);
+      long responseNanos = route.timeouts().responseMs() * 1_000_000L;
+      deadlineArmed = deadline.cuts(responseNanos, nowNanos);
+      ctx.deadlines().arm(this, nowNanos + deadline.bound(responseNanos, nowNanos));
     }
   }
 
@@ -138,6 +163,17 @@ public final class Exchange extends SlotHolder {
   }
 
   /**
+   * The backend's answer carries {@code grpc-status: code} (in its head, for a trailers-only
+   * answer, or in its trailers, before {@link #endResponse}); a code in the service's
+   * {@code grpc.errorCodes} makes it the backend's failure although HTTP said 200.
+   */
+  void grpcStatus(int code) {
+    if (route.grpcErrors().isError(code)) {
+      record.grpcFailed = true;
+    }
+  }
+
+  /**
    * The response's last part came: the backend connection goes back to the pool if it can, the
    * part goes to the client ({@code raw}: made by {@link Downstream#rawHead} or
    * {@link Downstream#rawBody}, else a decoded one), and the slot is released.
@@ -155,7 +191,7 @@ public final class Exchange extends SlotHolder {
     }
     conn.flush();
     record.attemptEnded(record.backendStatus, now, record.bytesOut);
-    release(record.backendStatus >= 500 ? Ending.FAILED : Ending.OK, now);
+    release(record.backendStatus >= 500 || record.grpcFailed ? Ending.FAILED : Ending.OK, now);
     finish(record.status, now);
     conn.exchangeDone(this, close);
   }
@@ -193,6 +229,9 @@ public final class Exchange extends SlotHolder {
         responseRelay.informational(), request.hasBody(), request.method())) {
       release(Ending.ABORTED, now);
       retryElsewhere(Failure.BAD_RESPONSE);
+    } else if (backend.timedOut() && deadlineArmed) {
+      release(Ending.ABORTED, now); // the client's deadline, not the backend's fault: no failure counted
+      fail(Failure.DEADLINE_EXCEEDED);
     } else {
       release(Ending.FAILED, now);
       record.connectFailure = u.cause();
@@ -279,7 +318,10 @@ public final class Exchange extends SlotHolder {
     conn.exchangeDone(this, true);
   }
 
-  /** Answers with Fairway's own status for {@code f}, or cuts a response already under way. */
+  /**
+   * Answers with Fairway's own status for {@code f} (a gRPC call: trailers-only with its
+   * {@code grpc-status}), or cuts a response already under way.
+   */
   @Override
   void fail(Failure f) {
     boolean responding = phase == Phase.RESPONDING;
@@ -289,11 +331,12 @@ public final class Exchange extends SlotHolder {
       abort(Ending.FAILED);
       return;
     }
-    record.status = f.status();
-    record.reason = f.reason(record.connectFailure);
+    record.status = f.status(); // a gRPC call's too: the access log and meters keep the HTTP equivalent
+    record.reason = grpc ? f.reason(record.connectFailure) + " (grpc-status " + f.grpcStatus() + ")"
+        : f.reason(record.connectFailure);
     boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(),
-        request.hasBody() && !requestRelay.ended());
-    record.bytesOut = f.reason().length() + 1;
+        request.hasBody() && !requestRelay.ended(), grpc);
+    record.bytesOut = grpc ? 0 : f.reason().length() + 1;
     finish(record.status, System.nanoTime());
     conn.exchangeDone(this, close);
   }

@@ -31,6 +31,8 @@ final class ExchangeRecord {
   int backendStatus;
   /** Whether the backend's final head carried {@code Retry-After} (a 503 with it means overloaded). */
   boolean backendRetryAfter;
+  /** The backend's {@code grpc-status} is one of the service's error codes: a failure, as a 5xx. */
+  boolean grpcFailed;
   int status;
   String loadReport;
   /** Why Fairway answered itself (see {@link dev.fairway.accesslog.AccessRecord#reason}), or {@code null}. */
@@ -102,7 +104,8 @@ final class ExchangeRecord {
     long latency = slotNanos == 0 ? 0 : now - slotNanos; // 0: released before any backend was tried
     Outcome result = switch (outcome) {
       case OK -> Outcome.SUCCESS;
-      case FAILED -> backendStatus >= 500 ? Outcome.of(backendStatus, backendRetryAfter) : Outcome.NO_ANSWER;
+      case FAILED -> backendStatus >= 500 ? Outcome.of(backendStatus, backendRetryAfter)
+          : grpcFailed ? Outcome.SERVER_ERROR : Outcome.NO_ANSWER;
       case ABORTED -> backendStatus > 0 ? Outcome.of(backendStatus, backendRetryAfter) : Outcome.ABANDONED;
     };
     if (ctx.table().release(w, now, latency, result) && outcome != Ending.ABORTED) {

@@ -45,7 +45,7 @@ public final class Gateway {
    */
   public Exchange open(Downstream conn, ClientRequest req) {
     if (ctx.limits().underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && req.hasUnderscoreName()) {
-      conn.respond(req.version(), req.keepAlive(), Failure.UNDERSCORE_HEADER, 0, req.hasBody());
+      conn.respond(req.version(), req.keepAlive(), Failure.UNDERSCORE_HEADER, 0, req.hasBody(), req.grpc());
       return null;
     }
     String uri = req.uri();
@@ -61,7 +61,7 @@ public final class Gateway {
     }
     Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart));
     if (route == null) {
-      conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody());
+      conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc());
       return null;
     }
     return new Exchange(ctx, conn, req, route, authority);

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.exchange;
 
+import dev.fairway.grpc.GrpcStatus;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.ForwardingRules;
@@ -32,6 +33,7 @@ import io.netty.util.ReferenceCountUtil;
  * {@code 101} nobody asked for is a bad response (502).
  */
 final class ResponseRelay {
+  private static final String GRPC_STATUS = "grpc-status";
   private final Exchange x;
   private final HttpVersion clientVersion;
   private final boolean clientKeepAlive;
@@ -95,6 +97,7 @@ final class ResponseRelay {
     boolean bodyless = r.bodyLength() == 0;
     Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     x.responseBegins(r.status(), r.retryAfter(), r.loadReport(), r.lameDuck(), r.keepAlive());
+    x.grpcStatus(r.grpcStatus());
     if (bodyless) {
       x.endResponse(true, head);
     } else {
@@ -139,6 +142,7 @@ final class ResponseRelay {
     HttpHeaders h = r.headers();
     x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
         HttpUtil.isKeepAlive(r));
+    x.grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
     HttpVersion version = clientVersion;

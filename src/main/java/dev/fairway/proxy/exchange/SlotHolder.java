@@ -4,6 +4,7 @@ import dev.fairway.balancer.Endpoint;
 import dev.fairway.metrics.ServiceMeters;
 import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.route.Deadline;
 import dev.fairway.route.Route;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.Waiter;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Example: all of a service's backends are full: {@link #acquire} queues the request and arms
  * its wait timer; b2 frees a slot on another event loop, whose {@link #granted} call hands the
  * grant to this exchange's loop, cancels the timer and calls {@link #connect}; had the timer fired
- * first, the table would have cancelled the wait and the exchange answered 503.
+ * first, the table would have cancelled the wait and the exchange answered 503. A request with a
+ * {@link Deadline} 100 ms away waits at most 100 ms, then answers 504 (DEADLINE_EXCEEDED).
  */
 abstract class SlotHolder extends Waiter {
   final ExchangeContext ctx;
@@ -31,6 +33,8 @@ abstract class SlotHolder extends Waiter {
   private boolean retried;
   /** What a retry that finds no slot in time answers (the failure that caused it). */
   private Failure retryFailure;
+  /** When the request must be done: waits end by then, and a grant after it is not used. */
+  Deadline deadline = Deadline.NONE;
   /** The slot went back before the response ended: its client held the response back ({@link #giveSlotBackEarly}). */
   private boolean slotGivenBack;
 
@@ -72,20 +76,24 @@ abstract class SlotHolder extends Waiter {
     }
   }
 
+  /** Waits up to {@code waitTimeoutMs}, or until the deadline if that comes first. */
   private void awaitSlot() {
-    if (route.waitTimeoutMs() == 0) {
+    long waitNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs()), System.nanoTime());
+    if (waitNanos == 0) {
       onWaitTimeout();
       return;
     }
-    waitTimer = loop().schedule(this::onWaitTimeout, route.waitTimeoutMs(), TimeUnit.MILLISECONDS);
+    waitTimer = loop().schedule(this::onWaitTimeout, waitNanos, TimeUnit.NANOSECONDS);
   }
 
+  /** The wait is over without a slot: 503 (or the retry's failure), or 504 if the deadline ended it. */
   private void onWaitTimeout() {
     waitTimer = null;
     if (ctx.table().cancel(this)) {
+      long now = System.nanoTime();
       meters.slotTimeouts().increment();
-      meters.slotWait().record(System.nanoTime() - enqueuedNanos(), TimeUnit.NANOSECONDS);
-      fail(retried ? retryFailure : Failure.SLOT_TIMEOUT);
+      meters.slotWait().record(now - enqueuedNanos(), TimeUnit.NANOSECONDS);
+      fail(deadline.passed(now) ? Failure.DEADLINE_EXCEEDED : retried ? retryFailure : Failure.SLOT_TIMEOUT);
     }
   }
 
@@ -128,8 +136,9 @@ abstract class SlotHolder extends Waiter {
   /**
    * Retries once, never on the backend that just failed and always on a new connection (a pooled
    * one could be just as stale). If every other backend is full, the retry waits for a slot on one
-   * of them for what is left of {@code waitTimeoutMs} (less what the request already waited); if
-   * that is not possible, or the time runs out, the client gets {@code otherwise}.
+   * of them for what is left of {@code waitTimeoutMs} (less what the request already waited, and
+   * never past the deadline); if that is not possible, or the time runs out, the client gets
+   * {@code otherwise} (or 504 once the deadline has passed).
    */
   final void retryElsewhere(Failure otherwise) {
     if (retried) {
@@ -139,7 +148,11 @@ abstract class SlotHolder extends Waiter {
     retried = true;
     retryFailure = otherwise;
     long now = System.nanoTime();
-    long budgetNanos = TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs()) - record.waitNanos;
+    if (deadline.passed(now)) {
+      fail(Failure.DEADLINE_EXCEEDED);
+      return;
+    }
+    long budgetNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs()) - record.waitNanos, now);
     switch (ctx.table().acquireExcept(route.slots(), this, now, endpoint(), budgetNanos > 0)) {
       case GRANTED -> {
         meters.retries().increment();

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.h2;
 
+import dev.fairway.grpc.GrpcStatus;
 import dev.fairway.proxy.exchange.Downstream;
 import dev.fairway.proxy.exchange.Exchange;
 import dev.fairway.proxy.exchange.Gateway;
@@ -125,7 +126,7 @@ public final class H2Stream implements Downstream {
   private void onRequest(Http2Headers h) {
     Failure bad = StreamHeads.check(h, gateway.limits().maxRequestLineBytes(), gateway.limits().maxHeaderCount());
     if (bad != null) {
-      respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded);
+      respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)));
       return;
     }
     Exchange e;
@@ -136,7 +137,7 @@ public final class H2Stream implements Downstream {
       try {
         req = HttpConversionUtil.toHttpRequest(stream.id(), h, false);
       } catch (Http2Exception | RuntimeException ex) {
-        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true);
+        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)));
         return;
       }
       HttpHeaders fields = req.headers();
@@ -317,9 +318,10 @@ public final class H2Stream implements Downstream {
    * written before it would discard it (RFC 9113 §8.1).
    */
   @Override
-  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody) {
+  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody,
+                         boolean grpc) {
     touch();
-    ChannelFuture sent = send(f.response(HttpVersion.HTTP_1_1, waitTimeoutMs));
+    ChannelFuture sent = send(grpc ? f.grpcResponse(HttpVersion.HTTP_1_1, waitTimeoutMs) : f.response(HttpVersion.HTTP_1_1, waitTimeoutMs));
     if (unreadBody && sent != null) {
       ChannelHandlerContext ctx = h2.ctx();
       sent.addListener(done -> {

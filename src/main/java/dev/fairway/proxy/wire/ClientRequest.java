@@ -34,6 +34,18 @@ public interface ClientRequest {
   /** The first value of the field {@code lowerName}, or {@code null} (for the access log). */
   String field(String lowerName);
 
+  /** Whether it is a gRPC call ({@code content-type: application/grpc} or {@code application/grpc+...}). */
+  boolean grpc();
+
+  /** The {@code grpc-timeout} field's value, or {@code null}. */
+  String grpcTimeout();
+
+  /**
+   * The backend's head carries {@code grpc-timeout: value} instead of the client's (what is left of
+   * the deadline); takes effect at the next {@link #toBackend}.
+   */
+  void forwardGrpcTimeout(String value);
+
   /** Whether a body follows the head (RFC 9112 §6.3: only a framing field says so). */
   boolean hasBody();
 

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.LastHttpContent;
  * {@code X-Forwarded-*} fields, and {@link #writeTo} writes it without ending it: the body follows.
  */
 public final class DecodedRequest implements ClientRequest {
+  private static final String GRPC_TIMEOUT = "grpc-timeout";
   private final HttpRequest req;
   private final boolean hasBody;
   private final String upgradeTo;
@@ -38,6 +40,11 @@ public final class DecodedRequest implements ClientRequest {
     this.version = req.protocolVersion();
     this.keepAlive = HttpUtil.isKeepAlive(req);
     this.expectContinue = HttpUtil.is100ContinueExpected(req);
+  }
+
+  /** Whether a request with these fields is a gRPC call ({@link ClientRequest#grpc}). */
+  public static boolean grpc(HttpHeaders h) {
+    return GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE));
   }
 
   /** Whether a request carries a body (RFC 9112 §6.3: only a framing header says so). */
@@ -92,6 +99,22 @@ public final class DecodedRequest implements ClientRequest {
   @Override
   public String field(String lowerName) {
     return req.headers().get(lowerName);
+  }
+
+  @Override
+  public boolean grpc() {
+    return grpc(req.headers());
+  }
+
+  @Override
+  public String grpcTimeout() {
+    return req.headers().get(GRPC_TIMEOUT);
+  }
+
+  /** Edits the header map, which is the backend's head once {@link #toBackend} has run. */
+  @Override
+  public void forwardGrpcTimeout(String value) {
+    req.headers().set(GRPC_TIMEOUT, value);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -12,41 +13,53 @@ import javax.net.ssl.SSLException;
 
 /**
  * Every status Fairway itself produces, in one place: the status, the one-line reason sent as
- * the body, whether a {@code Retry-After} goes with it and whether the connection is closed.
+ * the body, whether a {@code Retry-After} goes with it, whether the connection is closed, and
+ * the {@code grpc-status} a gRPC call gets instead (gRPC's HTTP-to-status mapping: 502, 503 and
+ * 504 are 14 UNAVAILABLE, except that Fairway's timeouts are 4 DEADLINE_EXCEEDED; 400 is
+ * 13 INTERNAL; no route is 12 UNIMPLEMENTED).
  *
  * <p>Example: {@code SLOT_TIMEOUT} is {@code 503 "no free slot within the wait timeout"} with
  * {@code Retry-After}; {@code MALFORMED_REQUEST} is 400 and closes the connection; a backend
  * connection whose TLS handshake fails is {@code BACKEND_TLS}, 502.
  */
 public enum Failure {
-  NO_ROUTE(404, "no service matches this host and path", false, false),
-  NO_BACKEND(503, "no healthy backend available", true, false),
-  SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false),
-  QUEUE_FULL(503, "too many requests waiting for a free slot", true, false),
-  CONNECT_FAILED(503, "could not connect to a backend", true, false),
+  NO_ROUTE(404, "no service matches this host and path", false, false, GrpcStatus.UNIMPLEMENTED),
+  NO_BACKEND(503, "no healthy backend available", true, false, GrpcStatus.UNAVAILABLE),
+  SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false, GrpcStatus.UNAVAILABLE),
+  QUEUE_FULL(503, "too many requests waiting for a free slot", true, false, GrpcStatus.UNAVAILABLE),
+  CONNECT_FAILED(503, "could not connect to a backend", true, false, GrpcStatus.UNAVAILABLE),
   /** The backend's TLS handshake failed (untrusted or misnamed certificate, client certificate refused, ...). */
-  BACKEND_TLS(502, "TLS handshake with the backend failed", false, false),
-  RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false),
-  BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false),
-  MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true),
-  HEADERS_TOO_LARGE(431, "request headers too large", false, true),
-  URI_TOO_LONG(414, "request line too long", false, true),
-  REQUEST_TIMEOUT(408, "request headers not complete in time", false, true),
-  DRAINING(503, "proxy is shutting down", true, true),
-  TOO_MANY_CONNECTIONS(503, "too many client connections", true, true),
-  UNDERSCORE_HEADER(400, "header field name contains an underscore", false, true),
-  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false);
+  BACKEND_TLS(502, "TLS handshake with the backend failed", false, false, GrpcStatus.UNAVAILABLE),
+  RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false, GrpcStatus.DEADLINE_EXCEEDED),
+  /** The request's own deadline ({@code grpc-timeout}) passed before a backend answered. */
+  DEADLINE_EXCEEDED(504, "deadline exceeded before a backend answered", false, false, GrpcStatus.DEADLINE_EXCEEDED),
+  BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false, GrpcStatus.UNAVAILABLE),
+  MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true, GrpcStatus.INTERNAL),
+  /** A {@code grpc-timeout} that is not 1-8 digits and a unit (gRPC servers answer it with INTERNAL). */
+  MALFORMED_TIMEOUT(400, "malformed grpc-timeout", false, false, GrpcStatus.INTERNAL),
+  HEADERS_TOO_LARGE(431, "request headers too large", false, true, GrpcStatus.INTERNAL),
+  URI_TOO_LONG(414, "request line too long", false, true, GrpcStatus.INTERNAL),
+  REQUEST_TIMEOUT(408, "request headers not complete in time", false, true, GrpcStatus.DEADLINE_EXCEEDED),
+  DRAINING(503, "proxy is shutting down", true, true, GrpcStatus.UNAVAILABLE),
+  TOO_MANY_CONNECTIONS(503, "too many client connections", true, true, GrpcStatus.UNAVAILABLE),
+  UNDERSCORE_HEADER(400, "header field name contains an underscore", false, true, GrpcStatus.INVALID_ARGUMENT),
+  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false, GrpcStatus.UNAVAILABLE);
+
+  /** The header gRPC clients (grpc-java) read as "retry after this many milliseconds". */
+  public static final String GRPC_PUSHBACK = "grpc-retry-pushback-ms";
 
   private final int status;
   private final String reason;
   private final boolean retryAfter;
   private final boolean closeConnection;
+  private final int grpcStatus;
 
-  Failure(int status, String reason, boolean retryAfter, boolean closeConnection) {
+  Failure(int status, String reason, boolean retryAfter, boolean closeConnection, int grpcStatus) {
     this.status = status;
     this.reason = reason;
     this.retryAfter = retryAfter;
     this.closeConnection = closeConnection;
+    this.grpcStatus = grpcStatus;
   }
 
   /**
@@ -137,17 +150,47 @@ public enum Failure {
     resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
     if (retryAfter) {
-      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (waitTimeoutMs + 999) / 1000)));
+      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds(waitTimeoutMs)));
     }
     return resp;
   }
 
   /**
-   * {@link #response(HttpVersion, long)} for an HTTP/1.x connection: with {@code Connection: close}
-   * when it closes after the answer, {@code Connection: keep-alive} for an HTTP/1.0 one kept open.
+   * Fairway's answer to a gRPC call: trailers-only, that is {@code 200} with
+   * {@code content-type: application/grpc}, {@link #grpcStatus()}, the reason as
+   * {@code grpc-message} and no body (over HTTP/2, one HEADERS frame that ends the stream). When
+   * the failure asks the client to retry, {@code Retry-After} and {@value #GRPC_PUSHBACK} (the same
+   * wait in milliseconds) go with it.
+   *
+   * <p>Example: {@code SLOT_TIMEOUT} with {@code waitTimeoutMs} 300 is {@code 200}, {@code grpc-status:
+   * 14}, {@code grpc-message: no free slot within the wait timeout}, {@code retry-after: 1},
+   * {@code grpc-retry-pushback-ms: 1000}.
    */
-  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs, boolean close) {
-    FullHttpResponse resp = response(version, waitTimeoutMs);
+  public FullHttpResponse grpcResponse(HttpVersion version, long waitTimeoutMs) {
+    FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER);
+    resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/grpc")
+        .setInt("grpc-status", grpcStatus)
+        .set("grpc-message", GrpcStatus.percentEncode(reason))
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+    if (retryAfter) {
+      long seconds = retryAfterSeconds(waitTimeoutMs);
+      resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(seconds)).set(GRPC_PUSHBACK, Long.toString(seconds * 1000));
+    }
+    return resp;
+  }
+
+  /** {@code Retry-After}: the wait timeout in whole seconds, at least 1. */
+  private static long retryAfterSeconds(long waitTimeoutMs) {
+    return Math.max(1, (waitTimeoutMs + 999) / 1000);
+  }
+
+  /**
+   * {@link #response(HttpVersion, long)} (or {@link #grpcResponse} for a gRPC call) for an
+   * HTTP/1.x connection: with {@code Connection: close} when it closes after the answer,
+   * {@code Connection: keep-alive} for an HTTP/1.0 one kept open.
+   */
+  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs, boolean close, boolean grpc) {
+    FullHttpResponse resp = grpc ? grpcResponse(version, waitTimeoutMs) : response(version, waitTimeoutMs);
     if (close) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (version == HttpVersion.HTTP_1_0) {
@@ -171,5 +214,10 @@ public enum Failure {
 
   public boolean closeConnection() {
     return closeConnection;
+  }
+
+  /** The {@code grpc-status} a gRPC call gets instead of {@link #status()}. */
+  public int grpcStatus() {
+    return grpcStatus;
   }
 }

@@ -4,6 +4,7 @@ import static dev.fairway.proxy.wire.HeadBytes.indexOf;
 import static dev.fairway.proxy.wire.HeadBytes.nameIs;
 import static dev.fairway.proxy.wire.HeadBytes.value;
 
+import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -31,6 +32,7 @@ public final class RawRequest implements ClientRequest {
   private static final byte[] HTTP_11_LINE_END = ascii(" HTTP/1.1\r\n");
   private static final byte[] HOST_PREFIX = ascii("host: ");
   private static final byte[] COOKIE_PREFIX = ascii("cookie: ");
+  private static final String GRPC_TIMEOUT = "grpc-timeout";
 
   /** The head, from its request line to its blank line: a copy, kept for a retry and the access log. */
   private final byte[] head;
@@ -44,6 +46,11 @@ public final class RawRequest implements ClientRequest {
   /** The {@code Connection} field's values, comma-joined; {@code null} if there is none. */
   private String connection;
   private boolean underscoreName;
+  /** {@code content-type} and {@code grpc-timeout} (the first of each), or {@code null}. */
+  private String contentType;
+  private String grpcTimeout;
+  /** What the backend's head says in place of the client's {@code grpc-timeout}, or {@code null}. */
+  private String forwardedTimeout;
   /** The backend's head, once made: kept for a retry, released when the exchange is over. */
   private ByteBuf backendHead;
 
@@ -68,6 +75,10 @@ public final class RawRequest implements ClientRequest {
       } else if (n == 10 && nameIs(h, s, "connection")) {
         String v = value(h, colon + 1, e);
         connection = connection == null ? v : connection + "," + v;
+      } else if (n == 12 && contentType == null && nameIs(h, s, "content-type")) {
+        contentType = value(h, colon + 1, e);
+      } else if (n == 12 && grpcTimeout == null && nameIs(h, s, GRPC_TIMEOUT)) {
+        grpcTimeout = value(h, colon + 1, e);
       }
       underscoreName |= indexOf(h, (byte) '_', s, colon) < colon;
       s = e + 2;
@@ -245,7 +256,13 @@ public final class RawRequest implements ClientRequest {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
       switch (ForwardingRules.request(h, s, colon - s, connection)) {
-        case KEEP -> out.writeBytes(h, s, e + 2 - s);
+        case KEEP -> {
+          if (forwardedTimeout != null && colon - s == GRPC_TIMEOUT.length() && nameIs(h, s, GRPC_TIMEOUT)) {
+            field(out, GRPC_TIMEOUT, forwardedTimeout);
+          } else {
+            out.writeBytes(h, s, e + 2 - s);
+          }
+        }
         case PRIOR_FOR -> priorFor = ForwardingRules.append(priorFor, value(h, colon + 1, e));
         case PRIOR_PROTO -> priorProto = value(h, colon + 1, e);
         case PRIOR_HOST -> priorHost = value(h, colon + 1, e);
@@ -282,6 +299,21 @@ public final class RawRequest implements ClientRequest {
       backendHead.release();
       backendHead = null;
     }
+  }
+
+  @Override
+  public boolean grpc() {
+    return GrpcStatus.isGrpc(contentType);
+  }
+
+  @Override
+  public String grpcTimeout() {
+    return grpcTimeout;
+  }
+
+  @Override
+  public void forwardGrpcTimeout(String value) {
+    forwardedTimeout = value;
   }
 
   @Override

@@ -4,6 +4,7 @@ import static dev.fairway.proxy.wire.HeadBytes.indexOf;
 import static dev.fairway.proxy.wire.HeadBytes.nameIs;
 import static dev.fairway.proxy.wire.HeadBytes.value;
 
+import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -45,6 +46,7 @@ public final class RawResponse {
   private boolean lameDuck;
   private boolean retryAfter;
   private String loadReport;
+  private int grpcStatus = -1;
   /** The {@code Connection} field's values, comma-joined, and the {@code Via} values (known after {@link #scan}). */
   private String connection;
   private String priorVia;
@@ -87,6 +89,11 @@ public final class RawResponse {
   /** The backend's {@code endpoint-load-metrics} value, or {@code null} (known after {@link #toClient} or {@link #toHttp2}). */
   public String loadReport() {
     return loadReport;
+  }
+
+  /** The {@code grpc-status} code of a trailers-only answer, or -1 (known after {@link #toClient} or {@link #toHttp2}). */
+  public int grpcStatus() {
+    return grpcStatus;
   }
 
   /**
@@ -190,6 +197,8 @@ public final class RawResponse {
         lameDuck = "true".equalsIgnoreCase(value(h, colon + 1, e));
       } else if (n == 11 && nameIs(h, s, "retry-after")) {
         retryAfter = true;
+      } else if (n == 11 && grpcStatus < 0 && nameIs(h, s, "grpc-status")) {
+        grpcStatus = GrpcStatus.parseCode(value(h, colon + 1, e));
       } else if (n == 21 && nameIs(h, s, ForwardingRules.LOAD_METRICS) && loadReport == null) {
         loadReport = value(h, colon + 1, e);
       }

@@ -56,6 +56,21 @@ class RawRequestTest {
   }
 
   @Test
+  void readsGrpcFieldsAndForwardsWhatIsLeftOfTheTimeoutInPlace() {
+    RawRequest r = request("GET /a HTTP/1.1\r\nHost: shop\r\nContent-Type: application/grpc+proto\r\n"
+        + "Grpc-Timeout: 5S\r\nAccept: */*\r\n\r\n");
+    assertThat(r.grpc()).isTrue();
+    assertThat(r.grpcTimeout()).isEqualTo("5S");
+    r.forwardGrpcTimeout("4690123u");
+    assertThat(toBackend(r, "shop", EdgeLimits.DEFAULTS)).isEqualTo("GET /a HTTP/1.1\r\nContent-Type: application/grpc+proto\r\n"
+        + "grpc-timeout: 4690123u\r\nAccept: */*\r\nX-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\n"
+        + "X-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\nHost: shop\r\n\r\n");
+    RawRequest plain = request("GET /a HTTP/1.1\r\nHost: shop\r\nContent-Type: application/grpc-web\r\n\r\n");
+    assertThat(plain.grpc()).isFalse();
+    assertThat(plain.grpcTimeout()).isNull();
+  }
+
+  @Test
   void dropsHopByHopListedAndUnderscoreFieldsAndForgedForwardingFields() {
     RawRequest r = request("GET / HTTP/1.0\r\nConnection: X-Trace\r\nX-Trace: 1\r\nx_user: bob\r\nTE: trailers\r\n"
         + "X-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Port: 1\r\nVia: 1.0 edge\r\nX-Kept: k\r\n\r\n");
