@@ -69,6 +69,11 @@ public final class Exchange extends SlotHolder {
   void connect(Endpoint e, boolean fresh, long nowNanos) {
     phase = Phase.CONNECTING;
     record.slotNanos = nowNanos;
+    if (e.h2c() && request.upgradeTo() != null) {
+      release(Ending.ABORTED, nowNanos);
+      fail(Failure.UPGRADE_TO_H2);
+      return;
+    }
     backend.connect(e, fresh, (int) Math.min(Integer.MAX_VALUE, route.timeouts().connectMs()), nowNanos);
   }
 
@@ -84,7 +89,11 @@ public final class Exchange extends SlotHolder {
         retryElsewhere(Failure.ofConnect(failure));
       }
     } else if (clientGone) {
-      ctx.pool().offer(u, now); // unused: as good as new for the next request
+      if (u.multiplexed()) {
+        u.channel().close(); // an unused stream: nothing was sent on it
+      } else {
+        ctx.pool().offer(u, now); // unused: as good as new for the next request
+      }
       end(Ending.ABORTED, 0, now);
     } else {
       backend.take(u, endpoint(), now);

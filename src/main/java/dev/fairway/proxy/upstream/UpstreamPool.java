@@ -59,6 +59,7 @@ public final class UpstreamPool {
   private final HttpMeters meters;
   private final UpstreamTlsContexts tls;
   private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
+  private final H2Upstreams h2;
 
   /** @param tls the process's TLS contexts for {@code https://} backends */
   public UpstreamPool(EventLoop loop, ChannelFactory<? extends Channel> channels,
@@ -68,6 +69,12 @@ public final class UpstreamPool {
     this.loop = loop;
     this.channels = channels;
     this.resolver = resolver;
+    this.h2 = new H2Upstreams(loop, channels, resolver, meters);
+  }
+
+  /** The HTTP/2 connections of this event loop ({@code h2c://} backends). */
+  public H2Upstreams h2() {
+    return h2;
   }
 
   /**
@@ -176,8 +183,9 @@ public final class UpstreamPool {
     done.accept(handler, null);
   }
 
-  /** Closes the connections idle for longer than {@link #KEEP_ALIVE_NANOS}. */
+  /** Closes the connections (and HTTP/2 connections without streams) idle for longer than {@link #KEEP_ALIVE_NANOS}. */
   public void sweep(long nowNanos) {
+    h2.sweep(nowNanos);
     for (Iterator<ArrayDeque<Upstream>> it = idle.values().iterator(); it.hasNext(); ) {
       ArrayDeque<Upstream> q = it.next();
       Upstream u;
@@ -193,6 +201,7 @@ public final class UpstreamPool {
 
   /** Closes every idle connection. */
   public void closeIdle() {
+    h2.closeIdle();
     idle.values().forEach(q -> q.forEach(u -> u.channel().close()));
     idle.clear();
   }

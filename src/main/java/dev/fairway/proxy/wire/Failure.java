@@ -35,7 +35,9 @@ public enum Failure {
   DRAINING(503, "proxy is shutting down", true, true),
   TOO_MANY_CONNECTIONS(503, "too many client connections", true, true),
   UNDERSCORE_HEADER(400, "header field name contains an underscore", false, true),
-  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false);
+  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false),
+  /** An {@code Upgrade} (WebSocket) request routed to an {@code h2c://} backend: HTTP/2 has no {@code Upgrade}. */
+  UPGRADE_TO_H2(502, "the backend speaks HTTP/2, which cannot switch protocols", false, false);
 
   private final int status;
   private final String reason;
