@@ -297,7 +297,7 @@ public final class RawRequest implements ClientRequest {
     if (ForwardingRules.teTrailers(field("te"))) {
       req.headers().set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
     }
-    stream.write(req);
+    stream.writeAndFlush(req);
     return true;
   }
 
