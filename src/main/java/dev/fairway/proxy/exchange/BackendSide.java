@@ -53,13 +53,16 @@ final class BackendSide implements UpstreamUser {
    */
   void connect(Endpoint e, boolean fresh, int connectMs, long nowNanos) {
     if (e.h2c()) { // a stream of a multiplexed connection: never pooled, so never stale
-      x.ctx.pool().h2().stream(e.address(), e.host(), e.port(), connectMs, x::onConnect);
+      x.ctx.pool().h2().stream(e.address(), e.host(), e.port(), null, connectMs, x::onConnect);
       return;
     }
     UpstreamTls tls = e.tls() ? x.route.tls() : null;
-    Upstream u = fresh ? null : x.ctx.pool().poll(x.ctx.pool().key(e.address(), tls));
+    String key = x.ctx.pool().key(e.address(), tls);
+    Upstream u = fresh ? null : x.ctx.pool().poll(key);
     if (u != null) {
       take(u, e, nowNanos);
+    } else if (tls != null && x.ctx.pool().h2().has(key)) { // an https backend that chose h2 by ALPN
+      x.ctx.pool().h2().stream(key, e.host(), e.port(), tls, connectMs, x::onConnect);
     } else {
       x.ctx.pool().connect(e.host(), e.port(), tls, connectMs, x::onConnect);
     }

@@ -95,6 +95,10 @@ public final class Exchange extends SlotHolder {
         ctx.pool().offer(u, now); // unused: as good as new for the next request
       }
       end(Ending.ABORTED, 0, now);
+    } else if (u.multiplexed() && request.upgradeTo() != null) { // an https backend chose h2 by ALPN
+      u.channel().close();
+      release(Ending.ABORTED, now);
+      fail(Failure.UPGRADE_TO_H2);
     } else {
       backend.take(u, endpoint(), now);
     }

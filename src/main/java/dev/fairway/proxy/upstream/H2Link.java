@@ -1,5 +1,6 @@
 package dev.fairway.proxy.upstream;
 
+import dev.fairway.config.UpstreamTls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -38,6 +39,8 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   final String key;
   final String host;
   final int port;
+  /** The TLS profile of an {@code https://} backend's link; {@code null}: {@code h2c://}. */
+  final UpstreamTls profile;
   /** How long connecting, and then the backend's first SETTINGS, may take. */
   final int connectMs;
   private final H2Upstreams pool;
@@ -55,8 +58,9 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   /** Exchanges waiting for the first SETTINGS. */
   final ArrayDeque<BiConsumer<Upstream, Throwable>> waiters = new ArrayDeque<>(4);
 
-  H2Link(String key, String host, int port, int connectMs, H2Upstreams pool) {
+  H2Link(String key, String host, int port, UpstreamTls profile, int connectMs, H2Upstreams pool) {
     this.key = key;
+    this.profile = profile;
     this.host = host;
     this.port = port;
     this.connectMs = connectMs;
@@ -115,6 +119,9 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+    if (channel.isActive()) { // a TLS connection taken over after ALPN: active already
+      ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW));
+    }
   }
 
   @Override

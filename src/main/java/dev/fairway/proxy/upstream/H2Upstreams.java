@@ -1,5 +1,6 @@
 package dev.fairway.proxy.upstream;
 
+import dev.fairway.config.UpstreamTls;
 import dev.fairway.metrics.HttpMeters;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -9,6 +10,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -24,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
- * The HTTP/2 connections ({@link H2Link}s) of one event loop to its {@code h2c://} backends: an
+ * The HTTP/2 connections ({@link H2Link}s) of one event loop to its {@code h2c://} backends, and
+ * to its {@code https://} backends that chose {@code h2} by ALPN: an
  * exchange gets a stream of a connection with room for one more (the backend's
  * {@code SETTINGS_MAX_CONCURRENT_STREAMS}), else a new connection is opened. Connections without
  * streams for {@link UpstreamPool#KEEP_ALIVE_NANOS} close. Event-loop confined.
@@ -44,22 +47,33 @@ public final class H2Upstreams {
   private final ChannelFactory<? extends Channel> channels;
   private final AddressResolverGroup<InetSocketAddress> resolver;
   private final HttpMeters meters;
+  /** The lane's HTTP/1.1 pool: it opens the TLS connections, which become links if ALPN picks {@code h2}. */
+  private final UpstreamPool tlsConnections;
   private final Map<String, List<H2Link>> links = new HashMap<>();
 
   H2Upstreams(EventLoop loop, ChannelFactory<? extends Channel> channels,
-              AddressResolverGroup<InetSocketAddress> resolver, HttpMeters meters) {
+              AddressResolverGroup<InetSocketAddress> resolver, HttpMeters meters, UpstreamPool tlsConnections) {
     this.loop = loop;
     this.channels = channels;
     this.resolver = resolver;
     this.meters = meters;
+    this.tlsConnections = tlsConnections;
+  }
+
+  /** Whether there are HTTP/2 connections under {@code key} (an {@code https://} backend that chose {@code h2}). */
+  public boolean has(String key) {
+    return links.containsKey(key);
   }
 
   /**
    * Gets a stream to the backend {@code host:port} (pool key {@code key}) for one exchange: on a
    * connection with room, else on one whose SETTINGS are awaited, else on a new one opened within
-   * {@code connectMs}; tells {@code done} the stream or the failure.
+   * {@code connectMs} (with a TLS {@code profile}: by the HTTP/1.1 pool, which hands it over if
+   * ALPN still picks {@code h2}, else {@code done} gets an HTTP/1.1 connection); tells {@code done}
+   * the stream or the failure.
    */
-  public void stream(String key, String host, int port, int connectMs, BiConsumer<Upstream, Throwable> done) {
+  public void stream(String key, String host, int port, UpstreamTls profile, int connectMs,
+                     BiConsumer<Upstream, Throwable> done) {
     List<H2Link> list = links.get(key);
     if (list != null) {
       for (int i = 0, n = list.size(); i < n; i++) {
@@ -77,11 +91,44 @@ public final class H2Upstreams {
         }
       }
     }
-    connect(key, host, port, connectMs, done);
+    if (profile != null) {
+      tlsConnections.connect(host, port, profile, connectMs, done);
+    } else {
+      connect(key, host, port, connectMs, done);
+    }
+  }
+
+  /**
+   * Takes over a TLS connection whose handshake chose {@code h2} by ALPN: its pipeline becomes an
+   * HTTP/2 one after the {@code SslHandler}, and {@code done} gets the first stream once the
+   * backend's SETTINGS came.
+   */
+  void adopt(String key, String host, int port, UpstreamTls profile, int connectMs, Channel ch,
+             BiConsumer<Upstream, Throwable> done) {
+    H2Link link = new H2Link(key, host, port, profile, connectMs, this);
+    link.waiters.add(done);
+    links.computeIfAbsent(key, k -> new ArrayList<>(2)).add(link);
+    ch.pipeline().addLast(codec()).addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter())).addLast(link);
+    settingsWithin(ch, link, connectMs);
+  }
+
+  private static Http2FrameCodec codec() {
+    return Http2FrameCodecBuilder.forClient()
+        .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(STREAM_WINDOW))
+        .validateHeaders(false)
+        .build();
+  }
+
+  private void settingsWithin(Channel ch, H2Link link, int connectMs) {
+    loop.schedule(() -> {
+      if (!link.ready) {
+        ch.close(); // no SETTINGS in time: the waiters fail as for a connect timeout
+      }
+    }, Math.max(1, connectMs), TimeUnit.MILLISECONDS);
   }
 
   private void connect(String key, String host, int port, int connectMs, BiConsumer<Upstream, Throwable> done) {
-    H2Link link = new H2Link(key, host, port, connectMs, this);
+    H2Link link = new H2Link(key, host, port, null, connectMs, this);
     link.waiters.add(done);
     links.computeIfAbsent(key, k -> new ArrayList<>(2)).add(link);
     new Bootstrap()
@@ -95,10 +142,7 @@ public final class H2Upstreams {
           @Override
           protected void initChannel(Channel ch) {
             ch.pipeline()
-                .addLast(Http2FrameCodecBuilder.forClient()
-                    .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(STREAM_WINDOW))
-                    .validateHeaders(false)
-                    .build())
+                .addLast(codec())
                 .addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()))
                 .addLast(link);
           }
@@ -117,11 +161,7 @@ public final class H2Upstreams {
           SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
           Object metric = meters.upstreamConnected(remote);
           ch.closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
-          loop.schedule(() -> {
-            if (!link.ready) {
-              ch.close(); // no SETTINGS in time: the waiters fail as for a connect timeout
-            }
-          }, Math.max(1, connectMs), TimeUnit.MILLISECONDS);
+          settingsWithin(ch, link, connectMs);
         });
   }
 
@@ -141,7 +181,11 @@ public final class H2Upstreams {
         }
       }
     }
-    connect(full.key, full.host, full.port, full.connectMs, waiter);
+    if (full.profile != null) {
+      tlsConnections.connect(full.host, full.port, full.profile, full.connectMs, waiter);
+    } else {
+      connect(full.key, full.host, full.port, full.connectMs, waiter);
+    }
   }
 
   /** The backend sent GOAWAY on {@code link}: it takes no new streams. */

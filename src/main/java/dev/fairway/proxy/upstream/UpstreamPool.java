@@ -14,6 +14,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
@@ -33,7 +34,8 @@ import javax.net.ssl.SSLException;
  * <p>Example: the first request to b1 connects ({@link #connect}); when its response is over the
  * connection is {@link #offer offered} back, and the next request to b1 within 4 s takes it
  * ({@link #poll}) instead of connecting again. Connections to an {@code https://} backend begin
- * with an {@link SslHandler} and are pooled apart from cleartext ones ({@link #key}).
+ * with an {@link SslHandler} and are pooled apart from cleartext ones ({@link #key}); one whose
+ * backend picks {@code h2} by ALPN is handed to the lane's {@link H2Upstreams} instead.
  */
 public final class UpstreamPool {
   /**
@@ -69,7 +71,7 @@ public final class UpstreamPool {
     this.loop = loop;
     this.channels = channels;
     this.resolver = resolver;
-    this.h2 = new H2Upstreams(loop, channels, resolver, meters);
+    this.h2 = new H2Upstreams(loop, channels, resolver, meters, this);
   }
 
   /** The HTTP/2 connections of this event loop ({@code h2c://} backends). */
@@ -165,7 +167,14 @@ public final class UpstreamPool {
         connected(f.channel(), host, port, handler, done);
       } else {
         ssl.handshakeFuture().addListener(h -> {
-          if (h.isSuccess()) {
+          if (h.isSuccess() && ApplicationProtocolNames.HTTP_2.equals(ssl.applicationProtocol())) {
+            connected(f.channel(), host, port, null, done);
+            f.channel().pipeline().remove(handler);
+            f.channel().pipeline().remove(ENCODER);
+            f.channel().pipeline().remove(DECODER);
+            f.channel().pipeline().remove(FramingGuard.NAME);
+            h2.adopt(handler.key, host, port, profile, connectMs, f.channel(), done);
+          } else if (h.isSuccess()) {
             connected(f.channel(), host, port, handler, done);
           } else {
             f.channel().close();
@@ -180,7 +189,9 @@ public final class UpstreamPool {
     SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
     Object metric = meters.upstreamConnected(remote);
     ch.closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
-    done.accept(handler, null);
+    if (handler != null) {
+      done.accept(handler, null);
+    }
   }
 
   /** Closes the connections (and HTTP/2 connections without streams) idle for longer than {@link #KEEP_ALIVE_NANOS}. */
