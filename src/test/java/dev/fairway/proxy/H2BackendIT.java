@@ -8,6 +8,7 @@ import dev.fairway.testing.RawH2;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.VertxTestBase;
+import io.netty.handler.codec.http2.Http2Error;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetServer;
 import java.io.IOException;
@@ -170,6 +171,29 @@ class H2BackendIT extends VertxTestBase {
         .connection();
     assertThat(b.requests()).filteredOn(r -> r.path().equals("/after")).hasSize(4)
         .noneSatisfy(r -> assertThat(r.connection()).isEqualTo(goawayConnection));
+  }
+
+  @Test
+  void anHttp11ClientThatHangsUpResetsTheBackendStreamWithCancelAndFreesTheSlot() throws Exception {
+    H2ScriptBackend b = backend(H2ScriptBackend.start());
+    Fairway fw = start(h2c("b1", b));
+
+    try (Socket s = new Socket("127.0.0.1", fw.proxyPort())) {
+      s.getOutputStream().write("GET /hang HTTP/1.1\r\nHost: shop\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (b.hanging() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(fw.slotTable().view().endpoints().get("b1").active()).isEqualTo(1);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (b.resets().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+
+    assertThat(b.resets()).containsExactly(Http2Error.CANCEL.code());
+    TestFairway.assertIdleSoon(fw);
   }
 
   @Test

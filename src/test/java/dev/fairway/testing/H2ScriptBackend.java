@@ -23,6 +23,7 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code Request[path=/a, body=hi, trailers={x-sum=7}, ...]} and answered {@code 200} with
  * {@code content-type: text/plain}, the body {@code "h2 /a hi"} and the trailer
  * {@code x-checksum: 42}. {@code /refuse} (every request of a {@link #refusing()} one) is reset with {@code REFUSED_STREAM}; after answering
- * {@code /goaway} the backend sends GOAWAY on that connection; {@code /health} gets a bare 200.
+ * {@code /goaway} the backend sends GOAWAY on that connection; {@code /hang} is never answered
+ * (its {@code RST_STREAM} is written down in {@link #resets}); {@code /health} gets a bare 200.
  */
 public final class H2ScriptBackend implements AutoCloseable {
   /** One request as the backend read it. */
@@ -52,6 +54,8 @@ public final class H2ScriptBackend implements AutoCloseable {
   private final Channel server;
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger refused = new AtomicInteger();
+  private final AtomicInteger hanging = new AtomicInteger();
+  private final List<Long> resets = new CopyOnWriteArrayList<>();
   private final List<Request> requests = new CopyOnWriteArrayList<>();
 
   private final boolean refuseAll;
@@ -92,6 +96,16 @@ public final class H2ScriptBackend implements AutoCloseable {
     return refused.get();
   }
 
+  /** {@code /hang} requests it read and never answered. */
+  public int hanging() {
+    return hanging.get();
+  }
+
+  /** The error codes of the {@code RST_STREAM}s it received. */
+  public List<Long> resets() {
+    return resets;
+  }
+
   /** Requests it read to their end (health checks included). */
   public List<Request> requests() {
     return requests;
@@ -125,7 +139,9 @@ public final class H2ScriptBackend implements AutoCloseable {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       try {
-        if (msg instanceof Http2HeadersFrame f) {
+        if (msg instanceof Http2ResetFrame r) {
+          resets.add(r.errorCode());
+        } else if (msg instanceof Http2HeadersFrame f) {
           Partial p = open.get(f.stream().id());
           if (p == null) {
             boolean health = "/health".contentEquals(f.headers().path());
@@ -166,6 +182,10 @@ public final class H2ScriptBackend implements AutoCloseable {
       String path = p.headers.path().toString();
       requests.add(new Request(path, p.headers, p.body.toString(), Map.copyOf(p.trailers), id));
       Http2Headers head = new DefaultHttp2Headers().status("200").set("content-type", "text/plain");
+      if (path.equals("/hang")) {
+        hanging.incrementAndGet();
+        return;
+      }
       if (path.equals("/health")) {
         ctx.writeAndFlush(new DefaultHttp2HeadersFrame(head, true).stream(stream));
         return;
