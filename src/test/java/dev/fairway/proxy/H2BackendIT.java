@@ -197,6 +197,17 @@ class H2BackendIT extends VertxTestBase {
   }
 
   @Test
+  void aResponseFieldValueWithCrLfFromAnHttp2BackendIsA502NeverASplitResponse() throws Exception {
+    H2ScriptBackend b = backend(H2ScriptBackend.start());
+    Fairway fw = start(h2c("b1", b));
+
+    String answer = exchange(fw.proxyPort(), "GET /crlf HTTP/1.1\r\nHost: shop\r\nConnection: close\r\n\r\n");
+
+    assertThat(answer).startsWith("HTTP/1.1 502 ").doesNotContainIgnoringCase("evil");
+    TestFairway.assertIdleSoon(fw);
+  }
+
+  @Test
   void anUpgradeRequestToAnH2cBackendIsRefusedWith502() throws Exception {
     H2ScriptBackend b = backend(H2ScriptBackend.start());
     Fairway fw = start(h2c("b1", b));

@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code content-type: text/plain}, the body {@code "h2 /a hi"} and the trailer
  * {@code x-checksum: 42}. {@code /refuse} (every request of a {@link #refusing()} one) is reset with {@code REFUSED_STREAM}; after answering
  * {@code /goaway} the backend sends GOAWAY on that connection; {@code /hang} is never answered
- * (its {@code RST_STREAM} is written down in {@link #resets}); {@code /health} gets a bare 200.
+ * (its {@code RST_STREAM} is written down in {@link #resets}); {@code /crlf} answers a field value
+ * with CR LF in it; {@code /health} gets a bare 200.
  */
 public final class H2ScriptBackend implements AutoCloseable {
   /** One request as the backend read it. */
@@ -182,6 +183,9 @@ public final class H2ScriptBackend implements AutoCloseable {
       String path = p.headers.path().toString();
       requests.add(new Request(path, p.headers, p.body.toString(), Map.copyOf(p.trailers), id));
       Http2Headers head = new DefaultHttp2Headers().status("200").set("content-type", "text/plain");
+      if (path.equals("/crlf")) {
+        head = new DefaultHttp2Headers(false).status("200").set("x-note", "a\r\nset-cookie: evil");
+      }
       if (path.equals("/hang")) {
         hanging.incrementAndGet();
         return;

@@ -92,7 +92,8 @@ final class H2Link extends ChannelInboundHandlerAdapter {
         .handler(new ChannelInitializer<Http2StreamChannel>() {
           @Override
           protected void initChannel(Http2StreamChannel ch) {
-            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false, false)).addLast(u);
+            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false, false)).addLast(new H2ResponseCheck())
+                .addLast(u);
           }
         })
         .open()

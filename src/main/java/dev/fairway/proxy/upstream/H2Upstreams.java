@@ -115,7 +115,7 @@ public final class H2Upstreams {
   private static Http2FrameCodec codec() {
     return Http2FrameCodecBuilder.forClient()
         .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(STREAM_WINDOW))
-        .validateHeaders(false)
+        .validateHeaders(true)
         .build();
   }
 
