@@ -72,6 +72,20 @@ class MainTest {
   }
 
   @Test
+  void backendUrlWithAnUnknownSchemeExitsWithTwo() throws Exception {
+    Path conf = write("h2.json", """
+        {"services": [{"name": "api", "backends": [{"url": "h2://127.0.0.1:9001"}]}]}
+        """);
+
+    Result r = runMain(conf);
+
+    assertThat(r.exitCode()).isEqualTo(Main.EXIT_CONFIG);
+    assertThat(r.stderr()).containsExactly("fairway: invalid configuration " + conf + ":",
+        "  services[0].backends[0].url: \"h2://127.0.0.1:9001\" is invalid; expected http://host:port, "
+            + "https://host:port or h2c://host:port with no path, query or user");
+  }
+
+  @Test
   void nonJsonExitsWithTwo() throws Exception {
     Path conf = write("broken.json", "{\"services\": [ oops");
 

@@ -46,6 +46,8 @@ public final class Endpoint {
   private final String address;
   /** Whether connections to it use TLS (an {@code https://} URL). */
   private final boolean tls;
+  /** Whether connections to it speak HTTP/2 with prior knowledge (an {@code h2c://} URL). */
+  private final boolean h2c;
   private final WeightEpoch weightEpoch;
   private volatile int active;
   /** Capacity while available, 0 while not: a slot may be taken while {@code active < limit}. */
@@ -80,6 +82,17 @@ public final class Endpoint {
    *                    service must share it
    */
   public Endpoint(String id, String host, int port, boolean tls, WeightEpoch weightEpoch) {
+    this(id, host, port, tls, false, weightEpoch);
+  }
+
+  /**
+   * @param tls         whether connections to it use TLS (an {@code https://} backend)
+   * @param h2c         whether connections to it speak HTTP/2 with prior knowledge (an {@code h2c://} backend)
+   * @param weightEpoch moved by every change of this endpoint's weight; the endpoints of one
+   *                    service must share it
+   */
+  public Endpoint(String id, String host, int port, boolean tls, boolean h2c, WeightEpoch weightEpoch) {
+    this.h2c = h2c;
     this.id = id;
     this.host = host;
     this.port = port;
@@ -108,6 +121,11 @@ public final class Endpoint {
   /** Whether connections to it use TLS (an {@code https://} backend). */
   public boolean tls() {
     return tls;
+  }
+
+  /** Whether connections to it speak HTTP/2 with prior knowledge (an {@code h2c://} backend). */
+  public boolean h2c() {
+    return h2c;
   }
 
   /** {@code host:port}, e.g. {@code 127.0.0.1:9001}. */

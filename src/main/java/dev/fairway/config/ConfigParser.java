@@ -25,7 +25,7 @@ public final class ConfigParser {
   /** The token shipped in {@code conf/config.json}; it only protects a loopback admin port. */
   public static final String PLACEHOLDER_TOKEN = "change-me";
   /** What a backend URL must look like: cleartext HTTP/1.1 or TLS to the backend. */
-  static final String URL_EXPECTED = "http://host:port or https://host:port";
+  static final String URL_EXPECTED = "http://host:port, https://host:port or h2c://host:port";
 
   private final List<String> problems = new ArrayList<>();
   private final Map<String, BackendConfig> backendsById = new HashMap<>();
@@ -310,7 +310,7 @@ public final class ConfigParser {
     }
     String path = uri.getRawPath();
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
+    if (!(scheme.equals("http") || scheme.equals("https") || scheme.equals("h2c")) || uri.getHost() == null
         || (path != null && !path.isEmpty() && !path.equals("/")) || uri.getRawQuery() != null
         || uri.getRawUserInfo() != null) {
       n.problem("url", url, URL_EXPECTED + " with no path, query or user");

@@ -244,7 +244,7 @@ public final class BalancerVerticle extends VerticleBase {
       return;
     }
     table.checkTarget(p.id).ifPresent(target -> checker.check(target.host(), target.port(), target.settings(),
-        target.tls())
+        target.tls(), target.h2c())
         .onSuccess(r -> {
           if (p.dead || probes.get(p.id) != p) {
             return;

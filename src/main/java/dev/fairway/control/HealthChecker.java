@@ -10,6 +10,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -56,6 +57,7 @@ final class HealthChecker {
   private final UpstreamTlsContexts contexts;
   /** One client per TLS profile of {@code https://} backends (and SNI or not), replaced when the profile's files change. */
   private final Map<TlsKey, TlsClient> tlsClients = new HashMap<>();
+  private WebClient h2cClient;
   /** The HTTP clients under the web clients, to close. */
   private final List<HttpClientAgent> httpClients = new ArrayList<>();
 
@@ -77,6 +79,16 @@ final class HealthChecker {
     this.contexts = contexts;
     this.client = WebClient.wrap(http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health")),
         new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+  }
+
+  /** The client of {@code h2c://} backends' checks: HTTP/2 with prior knowledge, made on first use. */
+  private WebClient h2cClient() {
+    if (h2cClient == null) {
+      h2cClient = WebClient.wrap(http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health-h2c")
+              .setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false)),
+          new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+    }
+    return h2cClient;
   }
 
   private HttpClientAgent http(HttpClientOptions options) {
@@ -173,10 +185,11 @@ final class HealthChecker {
    * {@code host} but asking for and verifying {@code serverName} (the request's host, so also the
    * default {@code Host}).
    */
-  Future<CheckResult> check(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
+  Future<CheckResult> check(String host, int port, HealthCheckSettings settings, UpstreamTls tls, boolean h2c) {
     HealthExpectation expect = settings.expect();
     long deadline = settings.timeoutMs();
-    Future<HttpRequest<Buffer>> plain = tls == null ? Future.succeededFuture(client.get(port, host, settings.path()))
+    Future<HttpRequest<Buffer>> plain = tls == null
+        ? Future.succeededFuture((h2c ? h2cClient() : client).get(port, host, settings.path()))
         : tlsClient(tls, tls.serverNameFor(host)).map(c -> c.request(HttpMethod.GET,
             SocketAddress.inetSocketAddress(port, host), port, tls.serverNameFor(host), settings.path()).ssl(true));
     return plain.compose(p -> {

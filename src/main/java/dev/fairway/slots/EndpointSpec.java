@@ -20,13 +20,19 @@ import java.util.Map;
  * @param weight    capability score for weighted strategies
  * @param available healthy and not lame duck, ejected or draining
  * @param tls       whether connections to it use TLS (an {@code https://} URL)
+ * @param h2c       whether connections to it speak HTTP/2 with prior knowledge (an {@code h2c://} URL)
  */
 public record EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available,
-                           boolean tls) {
+                           boolean tls, boolean h2c) {
+
+  /** An HTTP/1.1 backend ({@code https://} when {@code tls}). */
+  public EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available, boolean tls) {
+    this(id, host, port, capacity, weight, available, tls, false);
+  }
 
   /** A cleartext backend. */
   public EndpointSpec(String id, String host, int port, int capacity, double weight, boolean available) {
-    this(id, host, port, capacity, weight, available, false);
+    this(id, host, port, capacity, weight, available, false, false);
   }
 
   /**
@@ -42,9 +48,10 @@ public record EndpointSpec(String id, String host, int port, int capacity, doubl
     List<Endpoint> returning = new ArrayList<>();
     for (EndpointSpec spec : specs) {
       Endpoint e = endpoints.get(spec.id());
-      boolean fresh = e == null || !e.host().equals(spec.host()) || e.port() != spec.port() || e.tls() != spec.tls();
+      boolean fresh = e == null || !e.host().equals(spec.host()) || e.port() != spec.port() || e.tls() != spec.tls()
+          || e.h2c() != spec.h2c();
       if (fresh) {
-        e = new Endpoint(spec.id(), spec.host(), spec.port(), spec.tls(), epoch);
+        e = new Endpoint(spec.id(), spec.host(), spec.port(), spec.tls(), spec.h2c(), epoch);
       }
       if (spec.available() && (fresh ? running : !e.available())) {
         returning.add(e);

@@ -187,7 +187,7 @@ public final class BackendTable {
     Backend e = backends.get(id);
     return e == null ? Optional.empty()
         : Optional.of(new CheckTarget(e.config.host(), e.config.port(), e.healthCheck,
-            e.config.tls() ? e.tls : null));
+            e.config.tls() ? e.tls : null, e.config.h2c()));
   }
 
   /** A proxy saw {@code Lame-Duck: true} from {@code id} and marked it unavailable: confirm it. */

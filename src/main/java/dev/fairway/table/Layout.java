@@ -62,7 +62,7 @@ record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<Endpoint
     for (Backend e : backends) {
       BackendConfig b = e.config;
       endpointSpecs.add(new EndpointSpec(b.id(), b.host(), b.port(), b.capacity(), e.weight, e.status.available(),
-          b.tls()));
+          b.tls(), b.h2c()));
     }
     return new Layout(subsets, inAny, endpointSpecs, serviceSpecs);
   }

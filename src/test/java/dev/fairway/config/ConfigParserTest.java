@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * what was expected, all problems at once.
  */
 class ConfigParserTest {
-  private static final String NO_PATH = "http://host:port or https://host:port with no path, query or user";
-  private static final String BAD_PORT = "http://host:port or https://host:port with a port from 1 to 65535";
+  private static final String NO_PATH = "http://host:port, https://host:port or h2c://host:port with no path, query or user";
+  private static final String BAD_PORT = "http://host:port, https://host:port or h2c://host:port with a port from 1 to 65535";
 
   @Test
   void shippedConfigFileParses() throws Exception {
@@ -204,6 +204,8 @@ class ConfigParserTest {
       "http://127.0.0.1:99999       | " + BAD_PORT,
       "http://127.0.0.1:0           | " + BAD_PORT,
       "http://exa mple:80           | an absolute URL like http://127.0.0.1:9001",
+      "h2://127.0.0.1:9001          | " + NO_PATH,
+      "h2c://127.0.0.1:9001/grpc    | " + NO_PATH,
   })
   void badBackendUrl(String url, String expected) {
     JsonObject root = full();
@@ -211,6 +213,16 @@ class ConfigParserTest {
 
     assertThat(problems(root)).containsExactly(
         "services[0].backends[0].url: \"" + url + "\" is invalid; expected " + expected);
+  }
+
+  @Test
+  void h2cBackendSpeaksHttp2WithPriorKnowledgeOnPort80ByDefault() throws Exception {
+    JsonObject root = full();
+    firstService(root).getJsonArray("backends").getJsonObject(0).put("url", "H2C://127.0.0.1");
+
+    BackendConfig b = parse(root).services().get(0).backends().get(0);
+
+    assertThat(List.of(b.url(), b.port(), b.h2c(), b.tls())).containsExactly("h2c://127.0.0.1:80", 80, true, false);
   }
 
   @Test

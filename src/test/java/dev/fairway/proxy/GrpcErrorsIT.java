@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.fairway.Fairway;
 import dev.fairway.grpc.GrpcTimeout;
 import dev.fairway.testing.Await;
+import dev.fairway.testing.GrpcBackend;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
@@ -293,6 +294,31 @@ class GrpcErrorsIT extends VertxTestBase {
     assertThat(backendJson(fw, "b1").getString("state")).as("UNAVAILABLE answers in a row").isEqualTo("ejected");
     assertThat(backendJson(fw, "b1").getString("reason")).contains("consecutive 5xx");
     assertThat(backendJson(fw, "b2").getString("state")).isEqualTo("healthy");
+  }
+
+  @Test
+  void grpcStatusInTheTrailersOfAnHttp2BackendCountsLikeOneInItsHead() throws Exception {
+    try (GrpcBackend g = GrpcBackend.start(0)) {
+      TestConfig config = TestConfig.service("s",
+              new JsonObject().put("id", "g1").put("url", "h2c://127.0.0.1:" + g.port()).put("capacity", 10))
+          .healthCheck(3_600_000, 500, 1, 3);
+      Fairway fw = Fairway.start(vertx, config.build()).await(10, TimeUnit.SECONDS);
+      SimpleServiceGrpc.SimpleServiceBlockingStub stub = stub(fw);
+      SimpleRequest ok = SimpleRequest.newBuilder().setRequestMessage("hello").build();
+      SimpleRequest failing = SimpleRequest.newBuilder().setRequestMessage("after 14").build();
+
+      for (int i = 0; i < 5; i++) {
+        stub.unaryRpc(ok);
+      }
+      Thread.sleep(600); // two observation periods
+      assertThat(backendJson(fw, "g1").getDouble("eps")).as("grpc-status 0 in the trailers").isZero();
+      for (int i = 0; i < 5; i++) {
+        assertThat(catchThrowableOfType(StatusRuntimeException.class, () -> stub.unaryRpc(failing).getResponseMessage())
+            .getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      }
+      Thread.sleep(600);
+      assertThat(backendJson(fw, "g1").getDouble("eps")).as("grpc-status 14 after a message").isPositive();
+    }
   }
 
   private JsonObject backendJson(Fairway fw, String id) throws Exception {

@@ -13,6 +13,7 @@ import dev.fairway.testing.TlsBackend;
 import dev.fairway.testing.VertxTestBase;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Promise;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.WebSocket;
@@ -20,6 +21,10 @@ import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemKeyCertOptions;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -95,6 +100,31 @@ class UpstreamTlsIT extends VertxTestBase {
     assertThat(second.body()).isEqualTo("tls /two");
     assertThat(b.connections()).as("the second request reuses the pooled TLS connection").isEqualTo(1);
     assertThat(lastAccessLine().containsKey("reason")).isFalse();
+  }
+
+  @Test
+  void aBackendThatChoosesH2ByAlpnIsProxiedOverHttp2StreamsOfOneConnection() throws Exception {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    Set<HttpConnection> connections = ConcurrentHashMap.newKeySet();
+    HttpServer h2 = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setUseAlpn(true)
+            .setKeyCertOptions(new PemKeyCertOptions().setCertPath(TlsBackend.file("backend.pem"))
+                .setKeyPath(TlsBackend.file("backend.key"))))
+        .requestHandler(req -> {
+          if (!"/health".equals(req.path())) {
+            seen.add(req.version() + " " + req.path());
+            connections.add(req.connection());
+          }
+          req.response().end("alpn " + req.path());
+        });
+    int port = h2.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS).actualPort();
+    Fairway fw = start("https://127.0.0.1:" + port, ca("ca.pem"));
+
+    Reply first = get(fw, "/one");
+    Reply second = get(fw, "/two");
+
+    assertThat(List.of(first.body(), second.body())).containsExactly("alpn /one", "alpn /two");
+    assertThat(seen).containsExactly("HTTP_2 /one", "HTTP_2 /two");
+    assertThat(connections).as("both streams on one HTTP/2 connection").hasSize(1);
   }
 
   @Test

@@ -165,7 +165,7 @@ public final class RawH2 {
     }
   }
 
-  /** The answer on stream 1: its status and, if {@code withBody}, its DATA up to END_STREAM. */
+  /** The answer on stream 1: its status and, if {@code withBody}, its DATA up to END_STREAM (on DATA or on trailers). */
   private static String answer(DataInputStream in, boolean withBody) throws IOException {
     DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
     String status = null;
@@ -180,6 +180,9 @@ public final class RawH2 {
             return status + (withBody ? ": " : "");
           }
           continue;
+        }
+        if (f.type() == HEADERS && f.stream() == 1 && (f.flags() & 0x1) != 0) {
+          return status + ": " + body.toString(StandardCharsets.UTF_8); // trailers end the stream
         }
         if (f.type() == DATA && f.stream() == 1) {
           body.write(f.payload());

@@ -16,7 +16,9 @@ import io.netty.handler.codec.http.HttpResponse;
  * <p>Example: granted b1, {@code connect(b1, false, now)} finds an idle connection to b1 in the
  * pool and {@link #take}s it: the request's head is made for b1 and written; b1's response parts
  * reach {@link #fromUpstream} and go to the {@link ResponseRelay}; at the response's end
- * {@link #giveBack} returns the connection to the pool if b1 kept it alive.
+ * {@link #giveBack} returns the connection to the pool if b1 kept it alive. For an {@code h2c://}
+ * backend the exchange holds a stream of one of the lane's HTTP/2 connections instead
+ * ({@link dev.fairway.proxy.upstream.H2Upstreams}), and its end closes the stream.
  */
 final class BackendSide implements UpstreamUser {
   private final Exchange x;
@@ -50,10 +52,17 @@ final class BackendSide implements UpstreamUser {
    * {@code https://} backend.
    */
   void connect(Endpoint e, boolean fresh, int connectMs, long nowNanos) {
+    if (e.h2c()) { // a stream of a multiplexed connection: never pooled, so never stale
+      x.ctx.pool().h2().stream(e.address(), e.host(), e.port(), null, connectMs, x::onConnect);
+      return;
+    }
     UpstreamTls tls = e.tls() ? x.route.tls() : null;
-    Upstream u = fresh ? null : x.ctx.pool().poll(x.ctx.pool().key(e.address(), tls));
+    String key = x.ctx.pool().key(e.address(), tls);
+    Upstream u = fresh ? null : x.ctx.pool().poll(key);
     if (u != null) {
       take(u, e, nowNanos);
+    } else if (tls != null && x.ctx.pool().h2().has(key)) { // an https backend that chose h2 by ALPN
+      x.ctx.pool().h2().stream(key, e.host(), e.port(), tls, connectMs, x::onConnect);
     } else {
       x.ctx.pool().connect(e.host(), e.port(), tls, connectMs, x::onConnect);
     }

@@ -88,6 +88,11 @@ public final class Exchange extends SlotHolder {
     }
     phase = Phase.CONNECTING;
     record.slotNanos = nowNanos;
+    if (e.h2c() && request.upgradeTo() != null) {
+      release(Ending.ABORTED, nowNanos);
+      fail(Failure.UPGRADE_TO_H2);
+      return;
+    }
     backend.connect(e, fresh, (int) Math.min(Integer.MAX_VALUE, route.timeouts().connectMs()), nowNanos);
   }
 
@@ -103,14 +108,27 @@ public final class Exchange extends SlotHolder {
         retryElsewhere(Failure.ofConnect(failure));
       }
     } else if (clientGone) {
-      ctx.pool().offer(u, now); // unused: as good as new for the next request
+      unused(u, now);
       end(Ending.ABORTED, 0, now);
     } else if (deadline.passed(now)) {
-      ctx.pool().offer(u, now);
+      unused(u, now);
       release(Ending.ABORTED, now);
       fail(Failure.DEADLINE_EXCEEDED);
+    } else if (u.multiplexed() && request.upgradeTo() != null) { // an https backend chose h2 by ALPN
+      u.channel().close();
+      release(Ending.ABORTED, now);
+      fail(Failure.UPGRADE_TO_H2);
     } else {
       backend.take(u, endpoint(), now);
+    }
+  }
+
+  /** A backend connection opened for nothing: an HTTP/2 stream is closed, a connection pooled as good as new. */
+  private void unused(Upstream u, long now) {
+    if (u.multiplexed()) {
+      u.channel().close(); // nothing was sent on it
+    } else {
+      ctx.pool().offer(u, now);
     }
   }
 

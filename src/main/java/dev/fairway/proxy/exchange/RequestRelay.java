@@ -2,6 +2,7 @@ package dev.fairway.proxy.exchange;
 
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.ForwardingRules;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -62,7 +63,7 @@ final class RequestRelay implements Consumer<Failure> {
    */
   void send(Upstream u, long nowNanos) {
     Channel ch = u.channel();
-    if (x.request.writeTo(ch, u.wire())) {
+    if (u.multiplexed() ? x.request.writeToStream(ch) : x.request.writeTo(ch, u.wire())) {
       sentAll(nowNanos);
       return;
     }
@@ -98,7 +99,7 @@ final class RequestRelay implements Consumer<Failure> {
     boolean last = c instanceof LastHttpContent;
     if (last) {
       ended = true;
-      dropTrailers((LastHttpContent) c);
+      ForwardingRules.trailers(((LastHttpContent) c).trailingHeaders());
     }
     if (x.over() || !x.request.hasBody()) {
       c.release();
@@ -120,13 +121,6 @@ final class RequestRelay implements Consumer<Failure> {
     } else if (!ch.isWritable()) {
       x.conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
-    }
-  }
-
-  /** Trailer fields are checked by the guard but not forwarded, either way. */
-  static void dropTrailers(LastHttpContent last) {
-    if (!last.trailingHeaders().isEmpty()) {
-      last.trailingHeaders().clear();
     }
   }
 

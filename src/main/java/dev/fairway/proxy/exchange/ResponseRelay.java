@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -78,8 +79,8 @@ final class ResponseRelay {
       onRawResponse(r);
       return;
     }
-    if (msg instanceof HttpResponse r) {
-      onResponseHead(r);
+    if (msg instanceof HttpResponse r && onResponseHead(r)) {
+      return;
     }
     if (msg instanceof HttpContent c) {
       onResponseContent(c);
@@ -119,11 +120,17 @@ final class ResponseRelay {
     x.endResponse(true, x.conn.rawBody(content, true));
   }
 
-  private void onResponseHead(HttpResponse r) {
+  /**
+   * A response head; a whole response from an HTTP/2 backend (a HEADERS frame that ends the
+   * stream, such as gRPC's trailers-only error) is relayed whole, as one message.
+   *
+   * @return whether {@code r} was the whole response and is relayed (no body part follows in it)
+   */
+  private boolean onResponseHead(HttpResponse r) {
     Upstream u = x.upstream();
     if (r.decoderResult().isFailure()) {
       u.fail(r.decoderResult().cause());
-      return;
+      return false;
     }
     int code = r.status().code();
     if (code == 101) {
@@ -132,12 +139,12 @@ final class ResponseRelay {
       } else {
         u.fail(new Rejection(Failure.BAD_RESPONSE)); // switching protocols nobody asked for: 502
       }
-      return;
+      return false;
     }
     if (code < 200) {
       informational = true;
       relayInformational(r);
-      return;
+      return false;
     }
     HttpHeaders h = r.headers();
     x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
@@ -161,7 +168,14 @@ final class ResponseRelay {
     } else if (version == HttpVersion.HTTP_1_0) {
       h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
+    if (r instanceof FullHttpResponse whole) {
+      x.record.bytesOut += whole.content().readableBytes();
+      ForwardingRules.trailers(whole.trailingHeaders());
+      x.endResponse(false, whole);
+      return true;
+    }
     x.conn.write(r);
+    return false;
   }
 
   /**
@@ -200,7 +214,7 @@ final class ResponseRelay {
       }
       return;
     }
-    RequestRelay.dropTrailers((LastHttpContent) c);
+    ForwardingRules.trailers(((LastHttpContent) c).trailingHeaders());
     x.endResponse(false, c);
   }
 

@@ -11,6 +11,7 @@ import dev.fairway.proxy.wire.IdleTicks;
 import dev.fairway.proxy.wire.RawRequest;
 import dev.fairway.proxy.wire.RawResponse;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -91,10 +92,10 @@ public final class H2Stream implements Downstream {
         requestSeen = true;
         requestEnded = f.isEndStream();
         onRequest(f.headers());
-      } else if (f.isEndStream()) { // trailers end the body; they are dropped, as over HTTP/1.1
+      } else if (f.isEndStream()) { // trailers end the body
         requestEnded = true;
         if (exchange != null) {
-          exchange.fromClient(LastHttpContent.EMPTY_LAST_CONTENT);
+          exchange.fromClient(trailers(f.headers()));
         }
       }
       return;
@@ -116,6 +117,17 @@ public final class H2Stream implements Downstream {
       return;
     }
     ReferenceCountUtil.release(msg);
+  }
+
+  /** The request's end with its trailer fields (the exchange drops those that must not be trailers). */
+  private LastHttpContent trailers(Http2Headers h) {
+    LastHttpContent last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, false);
+    try {
+      HttpConversionUtil.addHttp2ToHttpHeaders(stream.id(), h, last.trailingHeaders(), HttpVersion.HTTP_1_1, true, true);
+    } catch (Http2Exception e) {
+      last.trailingHeaders().clear(); // malformed trailers are not passed on; the body still ends
+    }
+    return last;
   }
 
   /**
@@ -212,6 +224,9 @@ public final class H2Stream implements Downstream {
     }
     if (msg instanceof HttpContent c) {
       boolean last = c instanceof LastHttpContent;
+      if (last && !((LastHttpContent) c).trailingHeaders().isEmpty()) {
+        return sendTrailers((LastHttpContent) c);
+      }
       if (c.content().isReadable() || last) {
         sent = h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
       } else {
@@ -219,6 +234,16 @@ public final class H2Stream implements Downstream {
       }
     }
     return sent;
+  }
+
+  /** A body's end with trailer fields: its bytes as DATA, if any, then a HEADERS frame that ends the stream. */
+  private ChannelFuture sendTrailers(LastHttpContent last) {
+    if (last.content().isReadable()) {
+      h2.ctx().write(new DefaultHttp2DataFrame(last.content().retain(), false).stream(stream));
+    }
+    Http2Headers fields = HttpConversionUtil.toHttp2Headers(last.trailingHeaders(), false);
+    last.release();
+    return h2.ctx().write(new DefaultHttp2HeadersFrame(fields, true).stream(stream));
   }
 
   /** Frames made by {@link #rawHead}, {@link #rawBody} and {@link #continueMessage()}. */

@@ -9,13 +9,19 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 
 /**
  * One connection to a backend, last in its pipeline (an {@code SslHandler} for an {@code https://}
  * backend, {@link FramingGuard}, Netty's request encoder and response decoder, this): relays what
  * the backend sends to the {@link UpstreamUser} it serves now (an exchange), and goes back to its
- * {@link UpstreamPool} between exchanges.
+ * {@link UpstreamPool} between exchanges. Or one HTTP/2 stream to a backend ({@link #multiplexed}):
+ * a child channel of an {@link H2Link}, last after Netty's frame-to-HttpObject codec; it carries
+ * one exchange and is never pooled (its end gives the stream back to its connection).
  *
  * <p>Example: an exchange for b1 takes an idle connection to b1 from the pool, writes its request,
  * and gets the response head and body parts from {@link #channelRead}; once the last part has
@@ -44,15 +50,27 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
     this.decoder = decoder;
   }
 
-  /** Tells the guard and the decoder whether the next response answers a {@code HEAD} request. */
-  public void expectResponseTo(boolean headRequest) {
-    guard.expectResponseTo(headRequest);
-    decoder.expectResponseTo(headRequest);
+  /** An HTTP/2 stream to the backend under {@code key}: no guard, no HTTP/1.1 decoder. */
+  Upstream(String key) {
+    this(key, null, null);
   }
 
-  /** Whether the connection may carry another request (see {@link FramingGuard#reusable}). */
+  /** Whether this is an HTTP/2 stream (one request, never pooled) rather than an HTTP/1.1 connection. */
+  public boolean multiplexed() {
+    return guard == null;
+  }
+
+  /** Tells the guard and the decoder whether the next response answers a {@code HEAD} request. */
+  public void expectResponseTo(boolean headRequest) {
+    if (guard != null) {
+      guard.expectResponseTo(headRequest);
+      decoder.expectResponseTo(headRequest);
+    }
+  }
+
+  /** Whether the connection may carry another request (see {@link FramingGuard#reusable}); never a stream. */
   public boolean reusable() {
-    return channel.isActive() && guard.reusable();
+    return guard != null && channel.isActive() && guard.reusable();
   }
 
   /**
@@ -74,7 +92,11 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
     return wire;
   }
 
-  /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
+  /**
+   * Whether this connection carried a request before the current one (a pooled keep-alive one);
+   * for a stream, whether the backend provably did not process it (refused, or above a GOAWAY's
+   * last stream id): both mean a retry elsewhere is safe for an idempotent bodiless request.
+   */
   public boolean reused() {
     return reused;
   }
@@ -140,6 +162,23 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
     if (e != null) {
       e.upstreamClosed(this);
     }
+  }
+
+  /** A stream's {@code RST_STREAM} or its connection's {@code GOAWAY} (the stream is above its last id). */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof Http2ResetFrame r) {
+      if (r.errorCode() == Http2Error.REFUSED_STREAM.code()) {
+        reused = true;
+        cause = new IOException("stream refused by the backend");
+      } else if (cause == null) {
+        cause = new IOException("stream reset by the backend: " + Http2Error.valueOf(r.errorCode()));
+      }
+    } else if (evt instanceof Http2GoAwayFrame) {
+      reused = true;
+      cause = new IOException("stream above the backend's GOAWAY last stream id");
+    }
+    ReferenceCountUtil.release(evt);
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
@@ -33,7 +34,8 @@ import javax.net.ssl.SSLException;
  * <p>Example: the first request to b1 connects ({@link #connect}); when its response is over the
  * connection is {@link #offer offered} back, and the next request to b1 within 4 s takes it
  * ({@link #poll}) instead of connecting again. Connections to an {@code https://} backend begin
- * with an {@link SslHandler} and are pooled apart from cleartext ones ({@link #key}).
+ * with an {@link SslHandler} and are pooled apart from cleartext ones ({@link #key}); one whose
+ * backend picks {@code h2} by ALPN is handed to the lane's {@link H2Upstreams} instead.
  */
 public final class UpstreamPool {
   /**
@@ -59,6 +61,7 @@ public final class UpstreamPool {
   private final HttpMeters meters;
   private final UpstreamTlsContexts tls;
   private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
+  private final H2Upstreams h2;
 
   /** @param tls the process's TLS contexts for {@code https://} backends */
   public UpstreamPool(EventLoop loop, ChannelFactory<? extends Channel> channels,
@@ -68,6 +71,12 @@ public final class UpstreamPool {
     this.loop = loop;
     this.channels = channels;
     this.resolver = resolver;
+    this.h2 = new H2Upstreams(loop, channels, resolver, meters, this);
+  }
+
+  /** The HTTP/2 connections of this event loop ({@code h2c://} backends). */
+  public H2Upstreams h2() {
+    return h2;
   }
 
   /**
@@ -158,7 +167,14 @@ public final class UpstreamPool {
         connected(f.channel(), host, port, handler, done);
       } else {
         ssl.handshakeFuture().addListener(h -> {
-          if (h.isSuccess()) {
+          if (h.isSuccess() && ApplicationProtocolNames.HTTP_2.equals(ssl.applicationProtocol())) {
+            connected(f.channel(), host, port, null, done);
+            f.channel().pipeline().remove(handler);
+            f.channel().pipeline().remove(ENCODER);
+            f.channel().pipeline().remove(DECODER);
+            f.channel().pipeline().remove(FramingGuard.NAME);
+            h2.adopt(handler.key, host, port, profile, connectMs, f.channel(), done);
+          } else if (h.isSuccess()) {
             connected(f.channel(), host, port, handler, done);
           } else {
             f.channel().close();
@@ -173,11 +189,14 @@ public final class UpstreamPool {
     SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
     Object metric = meters.upstreamConnected(remote);
     ch.closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
-    done.accept(handler, null);
+    if (handler != null) {
+      done.accept(handler, null);
+    }
   }
 
-  /** Closes the connections idle for longer than {@link #KEEP_ALIVE_NANOS}. */
+  /** Closes the connections (and HTTP/2 connections without streams) idle for longer than {@link #KEEP_ALIVE_NANOS}. */
   public void sweep(long nowNanos) {
+    h2.sweep(nowNanos);
     for (Iterator<ArrayDeque<Upstream>> it = idle.values().iterator(); it.hasNext(); ) {
       ArrayDeque<Upstream> q = it.next();
       Upstream u;
@@ -193,6 +212,7 @@ public final class UpstreamPool {
 
   /** Closes every idle connection. */
   public void closeIdle() {
+    h2.closeIdle();
     idle.values().forEach(q -> q.forEach(u -> u.channel().close()));
     idle.clear();
   }

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * context; a connection to {@code https://127.0.0.1:9443} of service {@code a} with
  * {@code "serverName": "api.internal"} gets a handler whose engine sends SNI {@code api.internal},
  * checks that the certificate names {@code api.internal} and chains up to {@code ca.pem}, and
- * offers ALPN {@code http/1.1}. With {@code "verify": false} any certificate is accepted and no
+ * offers ALPN {@code h2} and {@code http/1.1}. With {@code "verify": false} any certificate is accepted and no
  * name is checked. When {@code ca.pem} is replaced by a bundle with a new CA, the next
  * {@link #rescan} builds a new context for new connections; pooled connections keep theirs.
  *
@@ -56,10 +56,10 @@ public final class UpstreamTlsContexts {
   static final SslProvider PROVIDER = TlsProvider.fromSystem().provider();
 
   /**
-   * What ALPN offers a backend: what the upstream protocol allows. Today that is HTTP/1.1 only;
-   * HTTP/2 to backends would add {@code h2} here, per profile.
+   * What ALPN offers a backend, preferred first: HTTP/2 (the connection then carries many streams,
+   * {@link H2Upstreams}), else HTTP/1.1; a backend without ALPN gets HTTP/1.1.
    */
-  static final List<String> ALPN = List.of(ApplicationProtocolNames.HTTP_1_1);
+  static final List<String> ALPN = List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1);
 
   private static final Logger LOG = LoggerFactory.getLogger(UpstreamTlsContexts.class);
 

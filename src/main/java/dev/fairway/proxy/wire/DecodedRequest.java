@@ -32,6 +32,8 @@ public final class DecodedRequest implements ClientRequest {
   private final boolean keepAlive;
   private final boolean expectContinue;
   private boolean prepared;
+  /** The client's {@code te} listed {@code trailers} (read before the rules drop {@code te}). */
+  private boolean teTrailers;
 
   public DecodedRequest(HttpRequest req) {
     this.req = req;
@@ -154,6 +156,7 @@ public final class DecodedRequest implements ClientRequest {
     }
     prepared = true;
     boolean chunked = HttpUtil.isTransferEncodingChunked(req);
+    teTrailers = ForwardingRules.teTrailers(h.get(HttpHeaderNames.TE));
     Headers.toBackend(h, client, tls, authority, trustedHops, via);
     h.set(HttpHeaderNames.HOST, authority != null ? authority : fallbackHost);
     if (chunked) {
@@ -174,6 +177,14 @@ public final class DecodedRequest implements ClientRequest {
     }
     ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
     return true;
+  }
+
+  @Override
+  public boolean writeToStream(Channel stream) {
+    if (teTrailers) {
+      req.headers().set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
+    }
+    return writeTo(stream, null);
   }
 
   @Override

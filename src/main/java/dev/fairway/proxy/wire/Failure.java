@@ -43,7 +43,9 @@ public enum Failure {
   DRAINING(503, "proxy is shutting down", true, true, GrpcStatus.UNAVAILABLE),
   TOO_MANY_CONNECTIONS(503, "too many client connections", true, true, GrpcStatus.UNAVAILABLE),
   UNDERSCORE_HEADER(400, "header field name contains an underscore", false, true, GrpcStatus.INVALID_ARGUMENT),
-  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false, GrpcStatus.UNAVAILABLE);
+  UPLOAD_STALLED(504, "backend stopped reading the request body", false, false, GrpcStatus.UNAVAILABLE),
+  /** An {@code Upgrade} (WebSocket) request routed to an {@code h2c://} backend: HTTP/2 has no {@code Upgrade}. */
+  UPGRADE_TO_H2(502, "the backend speaks HTTP/2, which cannot switch protocols", false, false, GrpcStatus.UNAVAILABLE);
 
   /** The header gRPC clients (grpc-java) read as "retry after this many milliseconds". */
   public static final String GRPC_PUSHBACK = "grpc-retry-pushback-ms";

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 
@@ -30,6 +31,19 @@ public final class ForwardingRules {
     "te", "trailer", "transfer-encoding", "upgrade", "host", "expect"
   };
   private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS};
+  /**
+   * Fields that must never come as trailers (RFC 9110 §6.5.1: framing, routing, authentication,
+   * request modifiers, response control): dropped from trailers either way. The rest (gRPC's
+   * {@code grpc-status}, {@code grpc-message}, checksums, ...) are passed on.
+   */
+  private static final String[] NEVER_TRAILERS = {
+    "content-length", "content-type", "content-encoding", "content-range", "transfer-encoding", "host", "te",
+    "trailer", "connection", "keep-alive", "proxy-connection", "upgrade", "expect", "authorization",
+    "proxy-authorization", "proxy-authenticate", "www-authenticate", "cookie", "set-cookie", "range",
+    "max-forwards", "cache-control", "age", "expires", "date", "location", "retry-after", "vary", "pragma",
+    "via", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", LAME_DUCK
+  };
+  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
 
   /** What becomes of one field. */
   public enum Rule {
@@ -94,6 +108,33 @@ public final class ForwardingRules {
   public static Rule response(CharSequence name, String connection) {
     AsciiString a = ascii(name);
     return response(a.array(), a.arrayOffset(), a.length(), connection);
+  }
+
+  /**
+   * Keeps of a message's trailer fields those that may be trailers ({@link #NEVER_TRAILERS} and
+   * pseudo-header names go), in place.
+   *
+   * <p>Example: trailers {@code grpc-status: 0, content-length: 5, host: evil} become
+   * {@code grpc-status: 0}.
+   */
+  public static void trailers(HttpHeaders t) {
+    if (t.isEmpty()) {
+      return;
+    }
+    for (String n : t.names()) { // a copy: removing from t is safe
+      AsciiString a = ascii(n);
+      if (a.isEmpty() || a.byteAt(0) == ':' || HeadBytes.isOneOf(a.array(), a.arrayOffset(), a.length(), NEVER_TRAILERS)) {
+        t.remove(n);
+      }
+    }
+  }
+
+  /**
+   * Whether a request's {@code te} value lists {@code trailers}: then an HTTP/2 backend gets
+   * {@code te: trailers}, the one {@code te} HTTP/2 allows (RFC 9113 §8.2.2), which gRPC requires.
+   */
+  public static boolean teTrailers(String te) {
+    return te != null && Headers.listedIn(te, TRAILERS);
   }
 
   /** A list with {@code value} appended ({@code null}: an empty list). */

@@ -9,6 +9,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
@@ -290,6 +293,28 @@ public final class RawRequest implements ClientRequest {
   @Override
   public boolean writeTo(Channel ch, ChannelHandlerContext wire) {
     wire.writeAndFlush(backendHead.retainedDuplicate());
+    return true;
+  }
+
+  /**
+   * The backend's head as Netty's request, for an HTTP/2 stream: its fields read back from the
+   * bytes {@link #toBackend} made (so the {@link ForwardingRules} apply once, the same way), plus
+   * {@code te: trailers} if the client's {@code te} listed it.
+   */
+  @Override
+  public boolean writeToStream(Channel stream) {
+    String text = backendHead.toString(StandardCharsets.ISO_8859_1);
+    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER,
+        false);
+    int s = text.indexOf("\r\n") + 2;
+    for (int e; (e = text.indexOf("\r\n", s)) > s; s = e + 2) {
+      int colon = text.indexOf(':', s);
+      req.headers().add(text.substring(s, colon), text.substring(colon + 1, e).strip());
+    }
+    if (ForwardingRules.teTrailers(field("te"))) {
+      req.headers().set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
+    }
+    stream.writeAndFlush(req);
     return true;
   }
 

@@ -2,6 +2,8 @@ package dev.fairway.proxy.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -46,6 +48,23 @@ class ForwardingRulesTest {
     assertThat(responseRules("x-a", "Server", "Lame-Duck", "endpoint-load-metrics", "Transfer-Encoding", "Via",
         "X-A", "Set-Cookie", "x_b"))
         .isEqualTo("KEEP DROP DROP DROP PRIOR_VIA DROP KEEP KEEP");
+  }
+
+  @Test
+  void trailersKeepWhatMayBeATrailerAndDropFramingRoutingAuthAndPseudoFields() {
+    HttpHeaders t = new DefaultHttpHeaders(false).add("grpc-status", "0").add("Content-Length", "5").add("host", "evil")
+        .add("TE", "trailers").add("Authorization", "Basic YTpi").add(":path", "/x").add("x-checksum", "42")
+        .add("Set-Cookie", "a=1").add("Lame-Duck", "true").add("grpc-message", "ok");
+
+    ForwardingRules.trailers(t);
+
+    assertThat(t.names()).containsExactly("grpc-status", "x-checksum", "grpc-message");
+  }
+
+  @Test
+  void teTrailersIsKeptOnlyWhenListed() {
+    assertThat(Arrays.asList(ForwardingRules.teTrailers("trailers"), ForwardingRules.teTrailers("deflate, Trailers"),
+        ForwardingRules.teTrailers("gzip"), ForwardingRules.teTrailers(null))).containsExactly(true, true, false, false);
   }
 
   @Test

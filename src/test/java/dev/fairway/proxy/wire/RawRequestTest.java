@@ -11,6 +11,8 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.FullHttpRequest;
 import org.junit.jupiter.api.Test;
 
 /** {@link RawRequest}: what is read of a bodiless request's bytes, and the backend's head written from them. */
@@ -68,6 +70,23 @@ class RawRequestTest {
     RawRequest plain = request("GET /a HTTP/1.1\r\nHost: shop\r\nContent-Type: application/grpc-web\r\n\r\n");
     assertThat(plain.grpc()).isFalse();
     assertThat(plain.grpcTimeout()).isNull();
+  }
+
+  @Test
+  void writesTheBackendsHeadToAnHttp2StreamAsOneWholeRequestWithTeTrailers() {
+    RawRequest r = request("GET /a HTTP/1.1\r\nHost: shop\r\nTE: trailers\r\nAccept: */*\r\n\r\n");
+    r.toBackend("10.0.0.7", false, "shop", 0, "127.0.0.1:9001", ForwardingRules.VIA_TOKEN_H2,
+        UnpooledByteBufAllocator.DEFAULT);
+    EmbeddedChannel stream = new EmbeddedChannel();
+
+    boolean whole = r.writeToStream(stream);
+
+    FullHttpRequest sent = stream.readOutbound();
+    assertThat(whole).isTrue();
+    assertThat(sent.method() + " " + sent.uri() + " " + sent.headers().entries()).isEqualTo("GET /a [Accept=*/*, "
+        + "X-Forwarded-For=10.0.0.7, X-Forwarded-Proto=http, X-Forwarded-Host=shop, Via=2 fairway, Host=shop, "
+        + "te=trailers]");
+    r.release();
   }
 
   @Test
