@@ -5,6 +5,7 @@ import dev.fairway.config.HealthCheckSettings;
 import dev.fairway.config.HealthExpectation;
 import dev.fairway.config.UpstreamTls;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
+import dev.fairway.proxy.wire.ForwardingRules;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -156,7 +157,7 @@ final class HealthChecker {
   /**
    * @param status     HTTP status, or 0 when no response arrived
    * @param lameDuck   whether {@code Lame-Duck: true} came with it
-   * @param loadReport the {@code endpoint-load-metrics} value, or {@code null}
+   * @param loadReport the load report, as {@link ForwardingRules#loadReport} gives it, or {@code null}
    * @param failure    why no response arrived, or why the response failed the expectation
    *                   (e.g. {@code status 503 not in 200-299}, {@code body lacks "ok"}); {@code null}
    *                   when it met it
@@ -186,7 +187,8 @@ final class HealthChecker {
       return request.send();
     })
         .map((HttpResponse<String> resp) -> new CheckResult(resp.statusCode(),
-            "true".equalsIgnoreCase(resp.getHeader("lame-duck")), resp.getHeader("endpoint-load-metrics"),
+            "true".equalsIgnoreCase(resp.getHeader(ForwardingRules.LAME_DUCK)),
+            ForwardingRules.loadReport(resp.getHeader(ForwardingRules.LOAD_METRICS), resp.getHeader(ForwardingRules.LOAD_METRICS_BIN)),
             expect.unmet(resp.statusCode(), resp.body()).orElse(null)))
         .timeout(deadline, TimeUnit.MILLISECONDS)
         .recover(e -> Future.succeededFuture(new CheckResult(0, false, null, describe(e, deadline))));

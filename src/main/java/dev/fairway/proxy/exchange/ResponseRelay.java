@@ -137,8 +137,8 @@ final class ResponseRelay {
       return;
     }
     HttpHeaders h = r.headers();
-    x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
-        HttpUtil.isKeepAlive(r));
+    x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), ForwardingRules.loadReport(h.get(ForwardingRules.LOAD_METRICS),
+        h.get(ForwardingRules.LOAD_METRICS_BIN)), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)), HttpUtil.isKeepAlive(r));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
     HttpVersion version = clientVersion;

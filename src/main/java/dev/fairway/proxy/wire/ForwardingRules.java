@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import dev.fairway.balancer.OrcaBinary;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 
@@ -23,13 +24,14 @@ public final class ForwardingRules {
   public static final String VIA_TOKEN_H2 = "2 fairway";
   public static final String LAME_DUCK = "lame-duck";
   public static final String LOAD_METRICS = "endpoint-load-metrics";
+  public static final String LOAD_METRICS_BIN = OrcaBinary.HEADER;
 
   /** Hop-by-hop field names (RFC 9110 §7.6.1), with Host and Expect, which Fairway sets or answers itself. */
   private static final String[] HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
     "te", "trailer", "transfer-encoding", "upgrade", "host", "expect"
   };
-  private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS};
+  private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS, LOAD_METRICS_BIN};
 
   /** What becomes of one field. */
   public enum Rule {
@@ -94,6 +96,14 @@ public final class ForwardingRules {
   public static Rule response(CharSequence name, String connection) {
     AsciiString a = ascii(name);
     return response(a.array(), a.arrayOffset(), a.length(), connection);
+  }
+
+  /**
+   * The load report a response carries, as the balancer reads it: the {@code endpoint-load-metrics}
+   * value, else {@code BIN } and the {@code endpoint-load-metrics-bin} value, else {@code null}.
+   */
+  public static String loadReport(String text, String binary) {
+    return text != null ? text : OrcaBinary.tagged(binary);
   }
 
   /** A list with {@code value} appended ({@code null}: an empty list). */
