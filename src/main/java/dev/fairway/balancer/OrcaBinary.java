@@ -34,11 +34,6 @@ public final class OrcaBinary {
   /** The name of the gRPC binary metadata field. */
   public static final String HEADER = "endpoint-load-metrics-bin";
 
-  private static final int VARINT = 0;
-  private static final int FIXED64 = 1;
-  private static final int LENGTH = 2;
-  private static final int FIXED32 = 5;
-
   private OrcaBinary() {
   }
 
@@ -74,7 +69,7 @@ public final class OrcaBinary {
       } catch (IllegalArgumentException e) {
         return new Reading(null, "not base64");
       }
-      String problem = new Reader(bytes).fields(v);
+      String problem = fields(bytes, v);
       if (problem != null) {
         return new Reading(null, problem);
       }
@@ -87,128 +82,47 @@ public final class OrcaBinary {
     return Double.isNaN(d) ? 0 : d;
   }
 
-  /** One serialized message's fields. */
-  private static final class Reader {
-    private final byte[] b;
-    private int i;
-
-    Reader(byte[] b) {
-      this.b = b;
-    }
-
-    /**
-     * Stores the known fields in {@code v} (cpu, application, rps_fractional, eps, rps).
-     *
-     * @return the problem, or {@code null}
-     */
-    String fields(double[] v) {
-      while (i < b.length) {
-        int at = i;
-        long tag = varint();
-        if (i < 0) {
-          return "varint runs past the end at byte " + at;
-        }
-        int field = (int) (tag >>> 3);
-        int wire = (int) (tag & 7);
-        if (field == 0 || tag >>> 3 > 0x1FFF_FFFF) {
-          return "field number " + (tag >>> 3) + " at byte " + at;
-        }
-        int slot = switch (field) {
-          case 1 -> 0;
-          case 9 -> 1;
-          case 6 -> 2;
-          case 7 -> 3;
-          case 3 -> 4;
-          default -> -1;
-        };
-        if (slot < 0) {
-          String skipped = skip(wire, at);
-          if (skipped != null) {
-            return skipped;
-          }
-          continue;
-        }
-        int expected = slot == 4 ? VARINT : FIXED64;
-        if (wire != expected) {
-          return "field " + field + " has wire type " + wire + ", expected " + expected;
-        }
-        double d;
-        if (slot == 4) {
-          long n = varint();
-          if (i < 0) {
-            return "varint runs past the end at byte " + at;
-          }
-          d = n >= 0 ? n : (n >>> 1) * 2.0; // uint64 above 2^63, as a double
-        } else {
-          if (b.length - i < 8) {
-            return "field " + field + " truncated at byte " + at;
-          }
-          d = Double.longBitsToDouble(fixed64());
-        }
-        if (!(d >= 0) || Double.isInfinite(d)) {
-          return "field " + field + " is " + d + ", not a non-negative finite number";
-        }
+  /**
+   * Stores the known fields of one serialized report in {@code v} (cpu, application,
+   * rps_fractional, eps, rps).
+   *
+   * @return the problem, or {@code null}
+   */
+  private static String fields(byte[] bytes, double[] v) {
+    ProtoReader r = new ProtoReader(bytes);
+    while (r.more()) {
+      long tag = r.tag();
+      if (tag < 0) {
+        break;
+      }
+      int field = (int) (tag >>> 3);
+      int wire = (int) (tag & 7);
+      int slot = switch (field) {
+        case 1 -> 0;
+        case 9 -> 1;
+        case 6 -> 2;
+        case 7 -> 3;
+        case 3 -> 4;
+        default -> -1;
+      };
+      if (slot < 0) {
+        r.skip(wire);
+        continue;
+      }
+      int expected = slot == 4 ? ProtoReader.VARINT : ProtoReader.FIXED64;
+      if (wire != expected) {
+        r.fail("field " + field + " has wire type " + wire + ", expected " + expected);
+        break;
+      }
+      long n = slot == 4 ? r.varint() : r.fixed64();
+      double d = slot != 4 ? Double.longBitsToDouble(n) : n >= 0 ? n : (n >>> 1) * 2.0; // uint64 above 2^63
+      if (!(d >= 0) || Double.isInfinite(d)) {
+        r.fail("field " + field + " is " + d + ", not a non-negative finite number");
+      }
+      if (r.problem() == null) {
         v[slot] = d;
       }
-      return null;
     }
-
-    private String skip(int wire, int at) {
-      switch (wire) {
-        case VARINT -> {
-          varint();
-          return i < 0 ? "varint runs past the end at byte " + at : null;
-        }
-        case FIXED64, FIXED32 -> {
-          int n = wire == FIXED64 ? 8 : 4;
-          if (b.length - i < n) {
-            return "fixed field truncated at byte " + at;
-          }
-          i += n;
-          return null;
-        }
-        case LENGTH -> {
-          long n = varint();
-          if (i < 0 || n < 0 || n > b.length - i) {
-            return "length-delimited field truncated at byte " + at;
-          }
-          i += (int) n;
-          return null;
-        }
-        default -> {
-          return "wire type " + wire + " at byte " + at;
-        }
-      }
-    }
-
-    /**
-     * A varint of up to ten bytes. Past the end it sets {@code i} to -1 and returns -1, so a
-     * caller tells a truncated varint from a large uint64 by {@code i}.
-     */
-    private long varint() {
-      long result = 0;
-      for (int shift = 0; shift < 64; shift += 7) {
-        if (i < 0 || i >= b.length) {
-          i = -1;
-          return -1;
-        }
-        byte x = b[i++];
-        result |= (long) (x & 0x7F) << shift;
-        if (x >= 0) {
-          return result;
-        }
-      }
-      i = -1; // more than ten bytes
-      return -1;
-    }
-
-    private long fixed64() {
-      long r = 0;
-      for (int k = 7; k >= 0; k--) {
-        r = (r << 8) | (b[i + k] & 0xFF);
-      }
-      i += 8;
-      return r;
-    }
+    return r.problem();
   }
 }

@@ -183,7 +183,7 @@ class BackendTableTest extends TableHarness {
     table.tick(now + 11 * S);
     assertThat(weights()).isEqualTo("b1=200.0 b2=400.0 b3=300.0");
     assertThat(notes).containsExactly("backend b3: ignoring a malformed endpoint-load-metrics-bin report "
-        + "(field 1 truncated at byte 0); later ones are ignored without a log line");
+        + "(field truncated at byte 0); later ones are ignored without a log line");
   }
 
   private void report(String id, String header, long at) {
