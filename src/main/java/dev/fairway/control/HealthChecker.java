@@ -44,6 +44,8 @@ import javax.net.ssl.SSLException;
  * a refused connection yields {@code status = 0} and {@code failure="connection refused"}. An
  * {@code https://} backend is checked over TLS with its service's {@code tls} settings; a
  * certificate that does not verify yields {@code status = 0} and the TLS error as the failure.
+ * With {@code type: "grpc"} the check is the gRPC health call instead ({@link GrpcHealthCall}),
+ * over HTTP/2: h2c with prior knowledge, or ALPN {@code h2} for an {@code https://} backend.
  */
 final class HealthChecker {
   /** The most of a body kept to look for {@code expectBody} in. */
@@ -54,14 +56,19 @@ final class HealthChecker {
 
   private final Vertx vertx;
   private final WebClient client;
+  /** The client of gRPC checks of cleartext backends: HTTP/2 with prior knowledge. */
+  private final HttpClientAgent grpc;
   private final UpstreamTlsContexts contexts;
   /** One client per TLS profile of {@code https://} backends (and SNI or not), replaced when the profile's files change. */
   private final Map<TlsKey, TlsClient> tlsClients = new HashMap<>();
   /** The HTTP clients under the web clients, to close. */
   private final List<HttpClientAgent> httpClients = new ArrayList<>();
 
-  /** A client's profile, and whether it sends SNI (a host name does, an IP address does not). */
-  private record TlsKey(UpstreamTls profile, boolean sni) {
+  /**
+   * A client's profile, whether it sends SNI (a host name does, an IP address does not) and
+   * whether it speaks HTTP/2 (for gRPC checks).
+   */
+  private record TlsKey(UpstreamTls profile, boolean sni, boolean h2) {
   }
 
   /** A client, its HTTP client and the profile files it was made from. */
@@ -78,6 +85,8 @@ final class HealthChecker {
     this.contexts = contexts;
     this.client = WebClient.wrap(http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health")),
         new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
+    this.grpc = http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health-grpc")
+        .setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
   }
 
   private HttpClientAgent http(HttpClientOptions options) {
@@ -89,16 +98,16 @@ final class HealthChecker {
   /**
    * The client of an {@code https://} backend's checks: the same CA, client certificate and key
    * bytes as the proxy's own connections to it use now ({@link UpstreamTlsContexts#files}), the
-   * same verification and ALPN ({@code http/1.1}), and SNI exactly when they send it: for any host
-   * name, {@code localhost} included, never for an IP address. Made again when the profile's files
-   * change; the previous client finishes its checks and closes.
+   * same verification and ALPN ({@code http/1.1}, or {@code h2} for gRPC checks), and SNI exactly
+   * when they send it: for any host name, {@code localhost} included, never for an IP address.
+   * Made again when the profile's files change; the previous client finishes its checks and closes.
    */
-  private Future<WebClient> tlsClient(UpstreamTls tls, String serverName) {
-    TlsKey key = new TlsKey(tls, UpstreamTls.sendsSni(serverName));
+  private Future<TlsClient> tlsClient(UpstreamTls tls, String serverName, boolean h2) {
+    TlsKey key = new TlsKey(tls, UpstreamTls.sendsSni(serverName), h2);
     return Future.fromCompletionStage(contexts.files(tls), vertx.getOrCreateContext()).map(files -> {
       TlsClient c = tlsClients.get(key);
       if (c != null && c.files() == files) {
-        return c.web();
+        return c;
       }
       if (c != null) {
         httpClients.remove(c.http());
@@ -106,7 +115,7 @@ final class HealthChecker {
       }
       HttpClientOptions options;
       try {
-        options = options(tls, key.sni(), files);
+        options = options(tls, key.sni(), h2, files);
       } catch (IOException e) {
         throw new UncheckedIOException(e); // fails this check with the file's name and reason
       }
@@ -114,14 +123,16 @@ final class HealthChecker {
       TlsClient made = new TlsClient(files, WebClient.wrap(http,
           new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false)), http);
       tlsClients.put(key, made);
-      return made.web();
+      return made;
     });
   }
 
-  private static HttpClientOptions options(UpstreamTls t, boolean sni, FileSnapshot files) throws IOException {
+  private static HttpClientOptions options(UpstreamTls t, boolean sni, boolean h2, FileSnapshot files)
+      throws IOException {
+    HttpVersion version = h2 ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1;
     HttpClientOptions o = new HttpClientOptions().setKeepAlive(false).setName("fairway-health-tls").setSsl(true)
-        .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true)
-        .setAlpnVersions(List.of(HttpVersion.HTTP_1_1)).setForceSni(sni);
+        .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true).setProtocolVersion(version)
+        .setAlpnVersions(List.of(version)).setForceSni(sni);
     if (t.verify() && t.caPath().isPresent()) {
       o.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(files.bytes(t.caPath().get()))));
     }
@@ -175,10 +186,25 @@ final class HealthChecker {
    * default {@code Host}).
    */
   Future<CheckResult> check(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
+    long deadline = settings.timeoutMs();
+    return (settings.grpc() ? grpcCheck(host, port, settings, tls) : httpCheck(host, port, settings, tls))
+        .timeout(deadline, TimeUnit.MILLISECONDS)
+        .recover(e -> Future.succeededFuture(new CheckResult(0, false, null, describe(e, deadline))));
+  }
+
+  /** A gRPC check ({@link GrpcHealthCall}): h2c with prior knowledge, or TLS with ALPN {@code h2}. */
+  private Future<CheckResult> grpcCheck(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
+    String authority = tls == null ? host : tls.serverNameFor(host);
+    Future<HttpClientAgent> http = tls == null ? Future.succeededFuture(grpc)
+        : tlsClient(tls, authority, true).map(TlsClient::http);
+    return http.compose(h -> GrpcHealthCall.run(h, host, port, authority, tls != null, settings));
+  }
+
+  private Future<CheckResult> httpCheck(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
     HealthExpectation expect = settings.expect();
     long deadline = settings.timeoutMs();
     Future<HttpRequest<Buffer>> plain = tls == null ? Future.succeededFuture(client.get(port, host, settings.path()))
-        : tlsClient(tls, tls.serverNameFor(host)).map(c -> c.request(HttpMethod.GET,
+        : tlsClient(tls, tls.serverNameFor(host), false).map(TlsClient::web).map(c -> c.request(HttpMethod.GET,
             SocketAddress.inetSocketAddress(port, host), port, tls.serverNameFor(host), settings.path()).ssl(true));
     return plain.compose(p -> {
       HttpRequest<String> request = p.connectTimeout(deadline).idleTimeout(deadline)
@@ -189,9 +215,7 @@ final class HealthChecker {
         .map((HttpResponse<String> resp) -> new CheckResult(resp.statusCode(),
             "true".equalsIgnoreCase(resp.getHeader(ForwardingRules.LAME_DUCK)),
             ForwardingRules.loadReport(resp.getHeader(ForwardingRules.LOAD_METRICS), resp.getHeader(ForwardingRules.LOAD_METRICS_BIN)),
-            expect.unmet(resp.statusCode(), resp.body()).orElse(null)))
-        .timeout(deadline, TimeUnit.MILLISECONDS)
-        .recover(e -> Future.succeededFuture(new CheckResult(0, false, null, describe(e, deadline))));
+            expect.unmet(resp.statusCode(), resp.body()).orElse(null)));
   }
 
   private static String describe(Throwable e, long timeoutMs) {

@@ -25,7 +25,7 @@ public final class GrpcHealth {
   /** The path of the call. */
   public static final String PATH = "/grpc.health.v1.Health/Check";
   /** The prefix of a failure's reason. */
-  static final String PREFIX = "gRPC health: ";
+  public static final String PREFIX = "gRPC health: ";
   private static final String[] CODES = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
     "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
     "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
