@@ -4,19 +4,25 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.balancer.OrcaBinaryTest;
 import dev.fairway.testing.Await;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.TlsBackend;
 import dev.fairway.testing.VertxTestBase;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.TlsServerCredentials;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.vertx.core.http.HttpClientResponse;
@@ -25,6 +31,9 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -33,32 +42,50 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code healthCheck.type: "grpc"} against real grpc-java servers ({@link HealthStatusManager}):
  * SERVING is healthy, NOT_SERVING unhealthy within the thresholds and healthy again on SERVING,
- * an unknown {@code grpcService} and backends that speak no gRPC are unhealthy with a reason.
+ * an unknown {@code grpcService} and backends that speak no gRPC are unhealthy with a reason; an
+ * {@code https://} backend is checked over TLS (ALPN h2); ORCA reports in a check's trailers count.
  */
 class GrpcHealthIT extends VertxTestBase {
+  private static final Metadata.Key<byte[]> ORCA =
+      Metadata.Key.of("endpoint-load-metrics-bin", Metadata.BINARY_BYTE_MARSHALLER);
   private final HealthStatusManager health = new HealthStatusManager();
   private final AtomicInteger checks = new AtomicInteger();
-  private Server server;
+  private final List<Server> servers = new ArrayList<>();
 
   @AfterEach
-  void stopServer() throws Exception {
-    if (server != null) {
-      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+  void stopServers() throws Exception {
+    for (Server s : servers) {
+      s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
-  /** A grpc-java server with the standard health service, counting its calls. */
+  /** A cleartext grpc-java server with the standard health service, counting its calls. */
   private int grpcServer() throws Exception {
+    return grpcServer(InsecureServerCredentials.create(), null);
+  }
+
+  /**
+   * A grpc-java server with the standard health service, counting its calls; with {@code report}
+   * not null, every answer's trailers carry it as {@code endpoint-load-metrics-bin}.
+   */
+  private int grpcServer(ServerCredentials credentials, byte[] report) throws Exception {
     ServerInterceptor counting = new ServerInterceptor() {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                          ServerCallHandler<Q, R> next) {
         checks.incrementAndGet();
-        return next.startCall(call, headers);
+        return next.startCall(report == null ? call : new SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            trailers.put(ORCA, report);
+            super.close(status, trailers);
+          }
+        }, headers);
       }
     };
-    server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+    Server server = Grpc.newServerBuilderForPort(0, credentials)
         .addService(ServerInterceptors.intercept(health.getHealthService(), counting)).build().start();
+    servers.add(server);
     return server.getPort();
   }
 
@@ -126,6 +153,43 @@ class GrpcHealthIT extends VertxTestBase {
     assertThat(backendJson(fw, "plain").getString("reason"))
         .contains("gRPC health: content-type null, not application/grpc");
     assertThat(plain.requests()).isPositive();
+  }
+
+  @Test
+  void anHttpsBackendIsCheckedOverTlsWithAlpnH2() throws Exception {
+    health.setStatus("", ServingStatus.SERVING);
+    int port = grpcServer(TlsServerCredentials.create(new File(TlsBackend.file("backend.pem")),
+        new File(TlsBackend.file("backend.key"))), null);
+    TestConfig cfg = TestConfig.service("s", new JsonObject().put("id", "tls").put("url", "https://127.0.0.1:" + port)
+        .put("capacity", 4)).healthCheck(100, 500, 1, 1);
+    cfg.lastService().getJsonObject("healthCheck").remove("path");
+    cfg.healthCheck("type", "grpc").lastService().put("tls", new JsonObject().put("caPath", TlsBackend.file("ca.pem")));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+    Await.until(() -> checks.get() >= 2);
+    assertThat(state(fw, "tls")).isEqualTo("healthy");
+    health.setStatus("", ServingStatus.NOT_SERVING);
+    Await.until(() -> state(fw, "tls").equals("unhealthy"));
+    assertThat(backendJson(fw, "tls").getString("reason")).isEqualTo("1 failed check: gRPC health: NOT_SERVING");
+  }
+
+  @Test
+  void loadReportsInTheTrailersOfChecksWeighTheBackends() throws Exception {
+    health.setStatus("", ServingStatus.SERVING);
+    int busy = grpcServer(InsecureServerCredentials.create(), OrcaBinaryTest.proto(out -> {
+      out.writeDouble(1, 0.9);
+      out.writeDouble(6, 100);
+    }));
+    int idle = grpcServer(InsecureServerCredentials.create(), OrcaBinaryTest.proto(out -> {
+      out.writeDouble(1, 0.3);
+      out.writeDouble(6, 100);
+    }));
+    TestConfig cfg = TestConfig.service("s", backend("busy", busy, 10), backend("idle", idle, 10))
+        .strategy("weighted-round-robin").healthCheck(100, 500, 1, 3);
+    cfg.lastService().getJsonObject("healthCheck").remove("path");
+    cfg.healthCheck("type", "grpc").lastService().put("balancing", new JsonObject().put("blackoutMs", 300));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+    Await.until(() -> backendJson(fw, "idle").getDouble("weight") > 2.5 * backendJson(fw, "busy").getDouble("weight"));
+    assertThat(backendJson(fw, "busy").getDouble("utilization")).isEqualTo(0.9);
   }
 
   private String state(Fairway fw, String id) throws Exception {
