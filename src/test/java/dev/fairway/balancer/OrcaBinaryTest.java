@@ -134,6 +134,22 @@ public class OrcaBinaryTest {
   }
 
   @Test
+  void randomBytesNeverThrowAndGiveEitherAReportOrAProblem() {
+    SplitMix64 random = new SplitMix64(23);
+    int reports = 0;
+    for (int n = 0; n < 20_000; n++) {
+      byte[] b = new byte[(int) Long.remainderUnsigned(random.nextLong(), 24)];
+      for (int k = 0; k < b.length; k++) {
+        b[k] = (byte) random.nextLong();
+      }
+      OrcaBinary.Reading r = OrcaBinary.read(b64(b));
+      assertThat(r.report() == null).as("%s", r).isEqualTo(r.problem() != null);
+      reports += r.report() == null ? 0 : 1;
+    }
+    assertThat(reports).as("some random messages are valid ones").isPositive();
+  }
+
+  @Test
   void garbageGivesANamedProblem() {
     assertThat(problem(null)).isEqualTo("empty value");
     assertThat(problem("  ")).isEqualTo("empty value");
