@@ -30,6 +30,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
+import io.vertx.core.net.NetServer;
 import io.vertx.core.json.JsonObject;
 import java.io.File;
 import java.util.ArrayList;
@@ -143,6 +144,16 @@ class GrpcHealthIT extends VertxTestBase {
     assertThat(backendJson(fw, "old").getString("reason")).isEqualTo("1 failed check: gRPC health: the backend does not "
         + "speak HTTP/2 with prior knowledge (First received frame was not SETTINGS. Hex dump for first 5 bytes: "
         + "485454502f)");
+  }
+
+  @Test
+  void aBackendThatNeverAnswersTimesOut() throws Exception {
+    NetServer silent = vertx.createNetServer().connectHandler(socket -> { });
+    silent.listen(0, "127.0.0.1").await(5, TimeUnit.SECONDS);
+    Fairway fw = Fairway.start(vertx, grpcChecked("silent", silent.actualPort(), 1, 1).build())
+        .await(10, TimeUnit.SECONDS);
+    Await.until(() -> state(fw, "silent").equals("unhealthy"));
+    assertThat(backendJson(fw, "silent").getString("reason")).isEqualTo("1 failed check: timeout after 500 ms");
   }
 
   @Test
