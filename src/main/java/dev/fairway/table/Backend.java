@@ -124,6 +124,6 @@ final class Backend {
     boolean unchecked = !watched && (status.state() == BackendState.HEALTHY || status.state() == BackendState.UNHEALTHY);
     String reason = unchecked ? Panic.UNCHECKED + "; last: " + status.reason() : status.reason();
     return new BackendView(id(), config.url(), status.state(), reason, inAnySubset, config.capacity(), weight,
-        stats.utilization, stats.qps, stats.eps, stats.latencyMs);
+        stats.utilization, stats.qps, stats.eps, stats.latencyMs, badLoadReports);
   }
 }

@@ -184,6 +184,7 @@ class BackendTableTest extends TableHarness {
     assertThat(weights()).isEqualTo("b1=200.0 b2=400.0 b3=300.0");
     assertThat(notes).containsExactly("backend b3: ignoring a malformed endpoint-load-metrics-bin report "
         + "(field truncated at byte 0); later ones are ignored without a log line");
+    assertThat(table.backend("b3").badLoadReports() + " " + table.backend("b1").badLoadReports()).isEqualTo("2 0");
   }
 
   private void report(String id, String header, long at) {
