@@ -21,8 +21,10 @@ import java.util.Optional;
  *       {@code eps}, each a plain non-negative decimal number (no NaN, Infinity, hex or suffix),
  *       at most once; other keys ({@code mem_utilization}, {@code named_metrics.*}, ...) are
  *       ignored; missing ones are 0;</li>
- *   <li>the format name is case-insensitive; {@code BIN} (protobuf) and anything else is
- *       unsupported.</li>
+ *   <li>{@code BIN}: base64 of a serialized {@code OrcaLoadReport}, read by {@link OrcaBinary}
+ *       (so {@code BIN CTMzMzMzM9M/MQAAAAAAACRA} is {@code TEXT cpu_utilization=0.3, rps_fractional=10});
+ *       a recorded {@code endpoint-load-metrics-bin} value takes this form;</li>
+ *   <li>the format name is case-insensitive; anything else is unsupported.</li>
  * </ul>
  * Invalid or unsupported input gives an empty result, never an exception.
  */
@@ -48,6 +50,9 @@ public final class OrcaParser {
       }
       if (s.length() >= 4 && s.regionMatches(true, 0, "JSON", 0, 4) && (s.length() == 4 || Character.isWhitespace(s.charAt(4)))) {
         return new Json(s.substring(4)).report();
+      }
+      if (s.length() >= 4 && s.regionMatches(true, 0, OrcaBinary.TAG, 0, 4)) {
+        return OrcaBinary.parse(s.substring(4));
       }
       return Optional.empty();
     } catch (RuntimeException e) {

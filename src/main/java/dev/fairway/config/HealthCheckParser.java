@@ -13,6 +13,7 @@ import java.util.Optional;
  * {@code api.example:8080}; {@code {"expectStatus": "2xx"}} at {@code services[0].healthCheck}
  * records {@code services[0].healthCheck.expectStatus: "2xx" is invalid; expected a status like
  * "204" or a range like "200-399" (100 to 599, low end first), or a non-empty JSON array of them}.
+ * {@code {"type": "grpc", "grpcService": "shop.Cart"}} gives a gRPC check of {@code shop.Cart}.
  */
 final class HealthCheckParser {
   static final String ONE_STATUS = "a status like \"204\" or a range like \"200-399\" (100 to 599, low end first)";
@@ -44,9 +45,37 @@ final class HealthCheckParser {
       n.problem("host", host, HOST_EXPECTED);
       host = null;
     }
+    Optional<String> grpcService = grpc(n);
     n.rejectUnknownKeys();
     return new HealthCheckSettings(path, intervalMs, timeoutMs, healthy, unhealthy,
-        new HealthExpectation(statuses, body), Optional.ofNullable(host));
+        new HealthExpectation(statuses, body), Optional.ofNullable(host), grpcService);
+  }
+
+  /**
+   * {@code type} ({@code "http"} or {@code "grpc"}) and {@code grpcService}: the service to ask
+   * about for a gRPC check (default {@code ""}, the whole server), else empty. The HTTP-only keys
+   * are problems with a gRPC check, {@code grpcService} with an HTTP one: a key that would be
+   * silently ignored is a mistake to point out.
+   */
+  private static Optional<String> grpc(Node n) {
+    String type = n.string("type", "http");
+    String service = n.string("grpcService", null);
+    if (!type.equals("http") && !type.equals("grpc")) {
+      n.problem("type", type, "\"http\" or \"grpc\"");
+      return Optional.empty();
+    }
+    if (type.equals("http")) {
+      if (service != null) {
+        n.problemAt(n.child("grpcService"), "applies to gRPC checks only; expected it with \"type\": \"grpc\"");
+      }
+      return Optional.empty();
+    }
+    for (String httpOnly : List.of("path", "expectStatus", "expectBody")) {
+      if (n.has(httpOnly)) {
+        n.problemAt(n.child(httpOnly), "applies to HTTP checks only; a gRPC check passes on SERVING");
+      }
+    }
+    return Optional.of(service == null ? "" : service);
   }
 
   /** {@code expectStatus}: one status or range, or an array of them; the default is 200-299. */

@@ -224,7 +224,7 @@ public final class BalancerVerticle extends VerticleBase {
   }
 
   private void updateReadings(BackendView b) {
-    metrics.readings(b.id()).set(b.state().jsonName(), b.weight(), b.utilization());
+    metrics.readings(b.id()).set(b.state().jsonName(), b.weight(), b.utilization(), b.badLoadReports());
   }
 
   // ---- active health checks

@@ -5,6 +5,7 @@ import dev.fairway.config.HealthCheckSettings;
 import dev.fairway.config.HealthExpectation;
 import dev.fairway.config.UpstreamTls;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
+import dev.fairway.proxy.wire.ForwardingRules;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -44,6 +45,8 @@ import javax.net.ssl.SSLException;
  * a refused connection yields {@code status = 0} and {@code failure="connection refused"}. An
  * {@code https://} backend is checked over TLS with its service's {@code tls} settings; a
  * certificate that does not verify yields {@code status = 0} and the TLS error as the failure.
+ * With {@code type: "grpc"} the check is the gRPC health call instead ({@link GrpcHealthCall}),
+ * over HTTP/2: h2c with prior knowledge, or ALPN {@code h2} for an {@code https://} backend.
  */
 final class HealthChecker {
   /** The most of a body kept to look for {@code expectBody} in. */
@@ -54,15 +57,21 @@ final class HealthChecker {
 
   private final Vertx vertx;
   private final WebClient client;
+  /** The client of gRPC checks of cleartext backends: HTTP/2 with prior knowledge. */
+  private final HttpClientAgent grpc;
+  /** The same client for HTTP checks of {@code h2c://} backends. */
+  private final WebClient h2cClient;
   private final UpstreamTlsContexts contexts;
   /** One client per TLS profile of {@code https://} backends (and SNI or not), replaced when the profile's files change. */
   private final Map<TlsKey, TlsClient> tlsClients = new HashMap<>();
-  private WebClient h2cClient;
   /** The HTTP clients under the web clients, to close. */
   private final List<HttpClientAgent> httpClients = new ArrayList<>();
 
-  /** A client's profile, and whether it sends SNI (a host name does, an IP address does not). */
-  private record TlsKey(UpstreamTls profile, boolean sni) {
+  /**
+   * A client's profile, whether it sends SNI (a host name does, an IP address does not) and
+   * whether it speaks HTTP/2 (for gRPC checks).
+   */
+  private record TlsKey(UpstreamTls profile, boolean sni, boolean h2) {
   }
 
   /** A client, its HTTP client and the profile files it was made from. */
@@ -79,16 +88,9 @@ final class HealthChecker {
     this.contexts = contexts;
     this.client = WebClient.wrap(http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health")),
         new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
-  }
-
-  /** The client of {@code h2c://} backends' checks: HTTP/2 with prior knowledge, made on first use. */
-  private WebClient h2cClient() {
-    if (h2cClient == null) {
-      h2cClient = WebClient.wrap(http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health-h2c")
-              .setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false)),
-          new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
-    }
-    return h2cClient;
+    this.grpc = http(new HttpClientOptions().setKeepAlive(false).setName("fairway-health-grpc")
+        .setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
+    this.h2cClient = WebClient.wrap(grpc, new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false));
   }
 
   private HttpClientAgent http(HttpClientOptions options) {
@@ -100,16 +102,16 @@ final class HealthChecker {
   /**
    * The client of an {@code https://} backend's checks: the same CA, client certificate and key
    * bytes as the proxy's own connections to it use now ({@link UpstreamTlsContexts#files}), the
-   * same verification and ALPN ({@code http/1.1}), and SNI exactly when they send it: for any host
-   * name, {@code localhost} included, never for an IP address. Made again when the profile's files
-   * change; the previous client finishes its checks and closes.
+   * same verification and ALPN ({@code http/1.1}, or {@code h2} for gRPC checks), and SNI exactly
+   * when they send it: for any host name, {@code localhost} included, never for an IP address.
+   * Made again when the profile's files change; the previous client finishes its checks and closes.
    */
-  private Future<WebClient> tlsClient(UpstreamTls tls, String serverName) {
-    TlsKey key = new TlsKey(tls, UpstreamTls.sendsSni(serverName));
+  private Future<TlsClient> tlsClient(UpstreamTls tls, String serverName, boolean h2) {
+    TlsKey key = new TlsKey(tls, UpstreamTls.sendsSni(serverName), h2);
     return Future.fromCompletionStage(contexts.files(tls), vertx.getOrCreateContext()).map(files -> {
       TlsClient c = tlsClients.get(key);
       if (c != null && c.files() == files) {
-        return c.web();
+        return c;
       }
       if (c != null) {
         httpClients.remove(c.http());
@@ -117,7 +119,7 @@ final class HealthChecker {
       }
       HttpClientOptions options;
       try {
-        options = options(tls, key.sni(), files);
+        options = options(tls, key.sni(), h2, files);
       } catch (IOException e) {
         throw new UncheckedIOException(e); // fails this check with the file's name and reason
       }
@@ -125,14 +127,16 @@ final class HealthChecker {
       TlsClient made = new TlsClient(files, WebClient.wrap(http,
           new WebClientOptions().setUserAgent(USER_AGENT).setFollowRedirects(false)), http);
       tlsClients.put(key, made);
-      return made.web();
+      return made;
     });
   }
 
-  private static HttpClientOptions options(UpstreamTls t, boolean sni, FileSnapshot files) throws IOException {
+  private static HttpClientOptions options(UpstreamTls t, boolean sni, boolean h2, FileSnapshot files)
+      throws IOException {
+    HttpVersion version = h2 ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1;
     HttpClientOptions o = new HttpClientOptions().setKeepAlive(false).setName("fairway-health-tls").setSsl(true)
-        .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true)
-        .setAlpnVersions(List.of(HttpVersion.HTTP_1_1)).setForceSni(sni);
+        .setVerifyHost(t.verify()).setTrustAll(!t.verify()).setUseAlpn(true).setProtocolVersion(version)
+        .setAlpnVersions(List.of(version)).setForceSni(sni);
     if (t.verify() && t.caPath().isPresent()) {
       o.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(files.bytes(t.caPath().get()))));
     }
@@ -168,7 +172,7 @@ final class HealthChecker {
   /**
    * @param status     HTTP status, or 0 when no response arrived
    * @param lameDuck   whether {@code Lame-Duck: true} came with it
-   * @param loadReport the {@code endpoint-load-metrics} value, or {@code null}
+   * @param loadReport the load report, as {@link ForwardingRules#loadReport} gives it, or {@code null}
    * @param failure    why no response arrived, or why the response failed the expectation
    *                   (e.g. {@code status 503 not in 200-299}, {@code body lacks "ok"}); {@code null}
    *                   when it met it
@@ -183,14 +187,29 @@ final class HealthChecker {
   /**
    * Checks {@code host:port}; with a TLS profile ({@code tls} not null) over TLS, connecting to
    * {@code host} but asking for and verifying {@code serverName} (the request's host, so also the
-   * default {@code Host}).
+   * default {@code Host}); an {@code h2c://} backend's HTTP check speaks HTTP/2 with prior knowledge.
    */
   Future<CheckResult> check(String host, int port, HealthCheckSettings settings, UpstreamTls tls, boolean h2c) {
+    long deadline = settings.timeoutMs();
+    return (settings.grpc() ? grpcCheck(host, port, settings, tls) : httpCheck(host, port, settings, tls, h2c))
+        .timeout(deadline, TimeUnit.MILLISECONDS)
+        .recover(e -> Future.succeededFuture(new CheckResult(0, false, null, describe(e, deadline))));
+  }
+
+  /** A gRPC check ({@link GrpcHealthCall}): h2c with prior knowledge, or TLS with ALPN {@code h2}. */
+  private Future<CheckResult> grpcCheck(String host, int port, HealthCheckSettings settings, UpstreamTls tls) {
+    String authority = tls == null ? host : tls.serverNameFor(host);
+    Future<HttpClientAgent> http = tls == null ? Future.succeededFuture(grpc)
+        : tlsClient(tls, authority, true).map(TlsClient::http);
+    return http.compose(h -> GrpcHealthCall.run(h, host, port, authority, tls != null, settings));
+  }
+
+  private Future<CheckResult> httpCheck(String host, int port, HealthCheckSettings settings, UpstreamTls tls,
+                                         boolean h2c) {
     HealthExpectation expect = settings.expect();
     long deadline = settings.timeoutMs();
-    Future<HttpRequest<Buffer>> plain = tls == null
-        ? Future.succeededFuture((h2c ? h2cClient() : client).get(port, host, settings.path()))
-        : tlsClient(tls, tls.serverNameFor(host)).map(c -> c.request(HttpMethod.GET,
+    Future<HttpRequest<Buffer>> plain = tls == null ? Future.succeededFuture((h2c ? h2cClient : client).get(port, host, settings.path()))
+        : tlsClient(tls, tls.serverNameFor(host), false).map(TlsClient::web).map(c -> c.request(HttpMethod.GET,
             SocketAddress.inetSocketAddress(port, host), port, tls.serverNameFor(host), settings.path()).ssl(true));
     return plain.compose(p -> {
       HttpRequest<String> request = p.connectTimeout(deadline).idleTimeout(deadline)
@@ -199,10 +218,9 @@ final class HealthChecker {
       return request.send();
     })
         .map((HttpResponse<String> resp) -> new CheckResult(resp.statusCode(),
-            "true".equalsIgnoreCase(resp.getHeader("lame-duck")), resp.getHeader("endpoint-load-metrics"),
-            expect.unmet(resp.statusCode(), resp.body()).orElse(null)))
-        .timeout(deadline, TimeUnit.MILLISECONDS)
-        .recover(e -> Future.succeededFuture(new CheckResult(0, false, null, describe(e, deadline))));
+            "true".equalsIgnoreCase(resp.getHeader(ForwardingRules.LAME_DUCK)),
+            ForwardingRules.loadReport(resp.getHeader(ForwardingRules.LOAD_METRICS), resp.getHeader(ForwardingRules.LOAD_METRICS_BIN)),
+            expect.unmet(resp.statusCode(), resp.body()).orElse(null)));
   }
 
   private static String describe(Throwable e, long timeoutMs) {

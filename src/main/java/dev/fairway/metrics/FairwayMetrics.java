@@ -135,6 +135,9 @@ public final class FairwayMetrics {
         .description("Capability score times configured weight, as the weighted strategies use it").register(registry));
     meters.add(Gauge.builder("fairway_backend_utilization", r::utilization).tag("backend", id)
         .description("Utilization the backend last reported (ORCA)").register(registry));
+    meters.add(FunctionCounter.builder("fairway_backend_bad_load_reports", r, BackendReadings::badLoadReports)
+        .tag("backend", id).description("Malformed binary load reports (endpoint-load-metrics-bin) the backend sent, "
+            + "ignored").register(registry));
     for (String state : STATES) {
       meters.add(Gauge.builder("fairway_backend_state", () -> r.isIn(state)).tag("backend", id).tag("state", state)
           .description("1 for the backend's current state, 0 for the others").register(registry));

@@ -2,6 +2,7 @@ package dev.fairway.table;
 
 import dev.fairway.balancer.CapabilityScore;
 import dev.fairway.balancer.LoadReport;
+import dev.fairway.balancer.OrcaBinary;
 import dev.fairway.balancer.OrcaParser;
 import dev.fairway.balancer.ScoreTracker;
 import dev.fairway.config.BackendConfig;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -45,6 +47,8 @@ final class Backend {
   boolean stale;
   /** The delay of its first check once watched: spread over an interval at start-up, else at once. */
   long firstCheckMs = 1;
+  /** How many binary load reports ({@code endpoint-load-metrics-bin}) were malformed and ignored. */
+  long badLoadReports;
 
   Backend(BackendConfig config, HealthCheckSettings healthCheck, UpstreamTls tls, BalancingSettings balancing,
           BackendStatus status) {
@@ -62,20 +66,33 @@ final class Backend {
   }
 
   /**
-   * Feeds an ORCA report ({@code endpoint-load-metrics}, may be {@code null}) to the score; a
-   * report without {@code rps_fractional} or {@code eps} falls back to the rates this proxy
-   * observes itself.
+   * Feeds an ORCA report ({@code endpoint-load-metrics}, or {@code BIN } and the value of
+   * {@code endpoint-load-metrics-bin}; may be {@code null}) to the score; a report without
+   * {@code rps_fractional} or {@code eps} falls back to the rates this proxy observes itself. A
+   * malformed binary report is ignored and counted.
+   *
+   * @return what was wrong with the first malformed binary report, to log once; else {@code null}
    */
-  void onLoadReport(String header, long nowNanos) {
+  String onLoadReport(String header, long nowNanos) {
     if (header == null) {
-      return;
+      return null;
     }
-    OrcaParser.parse(header).ifPresent(r -> {
+    Optional<LoadReport> parsed;
+    String problem = null;
+    if (header.startsWith(OrcaBinary.TAG)) {
+      OrcaBinary.Reading reading = OrcaBinary.read(header.substring(OrcaBinary.TAG.length()));
+      parsed = Optional.ofNullable(reading.report());
+      problem = reading.problem();
+    } else {
+      parsed = OrcaParser.parse(header);
+    }
+    parsed.ifPresent(r -> {
       double qps = r.qps() > 0 ? r.qps() : stats.qps;
       double eps = r.eps() > 0 ? r.eps() : stats.eps;
       score.update(new LoadReport(r.cpuUtilization(), r.applicationUtilization(), qps, eps), nowNanos);
       stats.utilization = r.applicationUtilization() > 0 ? r.applicationUtilization() : r.cpuUtilization();
     });
+    return problem != null && badLoadReports++ == 0 ? problem : null;
   }
 
   /**
@@ -107,6 +124,6 @@ final class Backend {
     boolean unchecked = !watched && (status.state() == BackendState.HEALTHY || status.state() == BackendState.UNHEALTHY);
     String reason = unchecked ? Panic.UNCHECKED + "; last: " + status.reason() : status.reason();
     return new BackendView(id(), config.url(), status.state(), reason, inAnySubset, config.capacity(), weight,
-        stats.utilization, stats.qps, stats.eps, stats.latencyMs);
+        stats.utilization, stats.qps, stats.eps, stats.latencyMs, badLoadReports);
   }
 }

@@ -178,7 +178,7 @@ public final class BackendTable {
     transition(e, r.status() == 0
         ? e.status.onCheckFailure(r.failure())
         : e.status.onCheckResponse(r.failure(), r.lameDuck()), nowNanos);
-    e.onLoadReport(r.loadReport(), nowNanos);
+    loadReport(e, r.loadReport(), nowNanos);
     panic.afterCheck(e);
   }
 
@@ -213,10 +213,18 @@ public final class BackendTable {
         continue;
       }
       e.stats.add(o);
-      e.onLoadReport(o.loadReport(), nowNanos);
+      loadReport(e, o.loadReport(), nowNanos);
       outliers.observe(o, e, nowNanos);
     }
     outliers.evaluate(nowNanos);
+  }
+
+  private void loadReport(Backend e, String header, long nowNanos) {
+    String problem = e.onLoadReport(header, nowNanos);
+    if (problem != null) {
+      listener.note("backend " + e.id() + ": ignoring a malformed endpoint-load-metrics-bin report (" + problem
+          + "); later ones are ignored without a log line");
+    }
   }
 
   /** When the earliest passive ejection ends, for {@link #endEjections}. */

@@ -7,7 +7,7 @@ import dev.fairway.health.BackendState;
  *
  * <p>Example: {@code BackendView[id=b1, url=http://127.0.0.1:9001, state=HEALTHY,
  * reason=assumed healthy at start-up, inAnySubset=true, capacity=3, weight=1.0, utilization=0.42, qps=120.0,
- * eps=0.5, latencyMs=2.0]}.
+ * eps=0.5, latencyMs=2.0, badLoadReports=0]}.
  *
  * @param id          backend id
  * @param url         its URL
@@ -20,8 +20,9 @@ import dev.fairway.health.BackendState;
  * @param qps         requests per second through this proxy, smoothed
  * @param eps         failures per second through this proxy, smoothed
  * @param latencyMs   mean latency through this proxy, smoothed
+ * @param badLoadReports malformed binary load reports ({@code endpoint-load-metrics-bin}) it sent, ignored
  */
 public record BackendView(String id, String url, BackendState state, String reason, boolean inAnySubset,
                           int capacity, double weight, double utilization, double qps, double eps,
-                          double latencyMs) {
+                          double latencyMs, long badLoadReports) {
 }

@@ -138,7 +138,34 @@ class HealthCheckConfigTest {
                 + "characters",
             "services[0].healthCheck.host: \"a b\" is invalid; expected " + HOST,
             "services[0].healthCheck.expect: unknown key; expected one of path, intervalMs, timeoutMs, "
-                + "healthyThreshold, unhealthyThreshold, expectStatus, expectBody, host");
+                + "healthyThreshold, unhealthyThreshold, expectStatus, expectBody, host, type, grpcService");
+  }
+
+  @Test
+  void grpcTypeAsksAboutTheWholeServerUnlessAServiceIsNamed() throws Exception {
+    assertThat(healthCheck("{}").grpc()).isFalse();
+    assertThat(healthCheck("{\"type\": \"http\"}")).isEqualTo(new HealthCheckSettings("/health", 2000, 1000, 2, 3));
+    HealthCheckSettings whole = healthCheck("{\"type\": \"grpc\", \"host\": \"api.example\", \"intervalMs\": 500}");
+    assertThat(whole).isEqualTo(new HealthCheckSettings("/health", 500, 1000, 2, 3, HealthExpectation.DEFAULT,
+        Optional.of("api.example"), Optional.of("")));
+    assertThat(whole.grpc()).isTrue();
+    assertThat(healthCheck("{\"type\": \"grpc\", \"grpcService\": \"shop.Cart\"}").grpcService()).contains("shop.Cart");
+  }
+
+  @Test
+  void badTypeAndKeysOfTheOtherKindOfCheckNameTheirPaths() {
+    assertThat(problems("{\"type\": \"GRPC\"}")).containsExactly(
+        "services[0].healthCheck.type: \"GRPC\" is invalid; expected \"http\" or \"grpc\"");
+    assertThat(problems("{\"type\": 1}")).containsExactly(
+        "services[0].healthCheck.type: 1 is invalid; expected a string");
+    assertThat(problems("{\"grpcService\": \"shop.Cart\"}")).containsExactly(
+        "services[0].healthCheck.grpcService: applies to gRPC checks only; expected it with \"type\": \"grpc\"");
+    assertThat(problems("{\"type\": \"grpc\", \"path\": \"/health\", \"expectStatus\": 200, \"expectBody\": \"ok\", "
+        + "\"grpcService\": 7}")).containsExactly(
+        "services[0].healthCheck.grpcService: 7 is invalid; expected a string",
+        "services[0].healthCheck.path: applies to HTTP checks only; a gRPC check passes on SERVING",
+        "services[0].healthCheck.expectStatus: applies to HTTP checks only; a gRPC check passes on SERVING",
+        "services[0].healthCheck.expectBody: applies to HTTP checks only; a gRPC check passes on SERVING");
   }
 
   private static String config(String healthCheck) {

@@ -4,6 +4,7 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.testing.Await;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
@@ -93,5 +94,16 @@ class MetricsIT {
     assertThat(sample(after, "fairway_backend_latency_seconds_count{backend=\"b1\"}")).isEqualTo(5);
     assertThat(after).containsPattern("(?m)^vertx_http_server_requests_total\\{.*\\} [1-9]")
         .containsPattern("(?m)^vertx_http_client_requests_total\\{.*\\} [1-9]");
+  }
+
+  @Test
+  void malformedBinaryLoadReportsAreCounted() throws Exception {
+    TestBackend garbled = TestBackend.start(vertx, req -> req.response()
+        .putHeader("endpoint-load-metrics-bin", "CQAAAAAAAOA").end("ok"), true);
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", garbled.port(), 2))
+        .healthCheck(100, 500, 1, 2).build(), null, registry).await(10, TimeUnit.SECONDS);
+    Await.until(() -> sample(get(fw.adminPort(), "/metrics"),
+        "fairway_backend_bad_load_reports_total{backend=\"b1\"}") >= 3);
+    assertThat(sample(get(fw.adminPort(), "/metrics"), "fairway_backend_utilization{backend=\"b1\"}")).isZero();
   }
 }

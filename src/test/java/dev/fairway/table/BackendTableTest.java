@@ -170,6 +170,23 @@ class BackendTableTest extends TableHarness {
     assertThat(table.backend("b2").utilization()).isEqualTo(0.25);
   }
 
+  @Test
+  void binaryReportsWeighLikeTextOnesAndAMalformedOneIsLoggedOnce() {
+    startAB();
+    notes.clear();
+    report("b1", "BIN CQAAAAAAAOA/MQAAAAAAAFlA", now); // cpu_utilization 0.5, rps_fractional 100
+    report("b2", "BIN CQAAAAAAANA/MQAAAAAAAFlA", now); // cpu_utilization 0.25
+    report("b3", "BIN CQAAAAAAAOA", now);
+    report("b3", "BIN ****", now);
+    report("b1", "BIN CQAAAAAAAOA/MQAAAAAAAFlA", now + 11 * S);
+    report("b2", "BIN CQAAAAAAANA/MQAAAAAAAFlA", now + 11 * S);
+    table.tick(now + 11 * S);
+    assertThat(weights()).isEqualTo("b1=200.0 b2=400.0 b3=300.0");
+    assertThat(notes).containsExactly("backend b3: ignoring a malformed endpoint-load-metrics-bin report "
+        + "(field truncated at byte 0); later ones are ignored without a log line");
+    assertThat(table.backend("b3").badLoadReports() + " " + table.backend("b1").badLoadReports()).isEqualTo("2 0");
+  }
+
   private void report(String id, String header, long at) {
     table.onCheck(id, new CheckOutcome(200, false, true, header, null), at);
   }

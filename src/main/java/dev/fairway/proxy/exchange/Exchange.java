@@ -192,6 +192,19 @@ public final class Exchange extends SlotHolder {
   }
 
   /**
+   * The backend's trailers carry a load report (gRPC servers send ORCA there) or a lame duck's
+   * signal: the report replaces the head's, and the signal is acted on at once.
+   */
+  void trailerSignals(String report, boolean lameDuck) {
+    if (report != null) {
+      record.loadReport = report;
+    }
+    if (lameDuck) {
+      ctx.lameDuck().accept(endpoint());
+    }
+  }
+
+  /**
    * The response's last part came: the backend connection goes back to the pool if it can, the
    * part goes to the client ({@code raw}: made by {@link Downstream#rawHead} or
    * {@link Downstream#rawBody}, else a decoded one), and the slot is released.

@@ -147,8 +147,8 @@ final class ResponseRelay {
       return false;
     }
     HttpHeaders h = r.headers();
-    x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), h.get(ForwardingRules.LOAD_METRICS), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)),
-        HttpUtil.isKeepAlive(r));
+    x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), ForwardingRules.loadReport(h.get(ForwardingRules.LOAD_METRICS),
+        h.get(ForwardingRules.LOAD_METRICS_BIN)), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)), HttpUtil.isKeepAlive(r));
     x.grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
@@ -214,8 +214,22 @@ final class ResponseRelay {
       }
       return;
     }
-    ForwardingRules.trailers(((LastHttpContent) c).trailingHeaders());
+    trailers(((LastHttpContent) c).trailingHeaders());
     x.endResponse(false, c);
+  }
+
+  /**
+   * The backend's trailers, before they go to the client: what they say (a gRPC server's
+   * {@code grpc-status}, a load report, a lame duck's signal) is noted as if it had come in the
+   * head, and the fields that must never be trailers (those signals included) are dropped.
+   */
+  private void trailers(HttpHeaders t) {
+    if (!t.isEmpty()) {
+      x.grpcStatus(GrpcStatus.parseCode(t.get(GRPC_STATUS)));
+      x.trailerSignals(ForwardingRules.loadReport(t.get(ForwardingRules.LOAD_METRICS), t.get(ForwardingRules.LOAD_METRICS_BIN)),
+          "true".equalsIgnoreCase(t.get(ForwardingRules.LAME_DUCK)));
+      ForwardingRules.trailers(t);
+    }
   }
 
   /**

@@ -32,7 +32,7 @@ final class UpgradeTunnel {
 
   /** Relays the {@code 101} and turns both connections into byte pipes. */
   void open(HttpResponse switching) {
-    switching.headers().remove(ForwardingRules.LAME_DUCK).remove(ForwardingRules.LOAD_METRICS);
+    switching.headers().remove(ForwardingRules.LAME_DUCK).remove(ForwardingRules.LOAD_METRICS).remove(ForwardingRules.LOAD_METRICS_BIN);
     switching.setProtocolVersion(HttpVersion.HTTP_1_1);
     conn.write(switching);
     conn.flush();

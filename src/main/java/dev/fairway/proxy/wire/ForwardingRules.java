@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import dev.fairway.balancer.OrcaBinary;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
@@ -24,16 +25,17 @@ public final class ForwardingRules {
   public static final String VIA_TOKEN_H2 = "2 fairway";
   public static final String LAME_DUCK = "lame-duck";
   public static final String LOAD_METRICS = "endpoint-load-metrics";
+  public static final String LOAD_METRICS_BIN = OrcaBinary.HEADER;
 
   /** Hop-by-hop field names (RFC 9110 §7.6.1), with Host and Expect, which Fairway sets or answers itself. */
   private static final String[] HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
     "te", "trailer", "transfer-encoding", "upgrade", "host", "expect"
   };
-  private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS};
+  private static final String[] BACKEND_SIGNALS = {LAME_DUCK, LOAD_METRICS, LOAD_METRICS_BIN};
   /**
    * Fields that must never come as trailers (RFC 9110 §6.5.1: framing, routing, authentication,
-   * request modifiers, response control): dropped from trailers either way. The rest (gRPC's
+   * request modifiers, response control), and Fairway's backend signals, read first: dropped from trailers either way. The rest (gRPC's
    * {@code grpc-status}, {@code grpc-message}, checksums, ...) are passed on.
    */
   private static final String[] NEVER_TRAILERS = {
@@ -41,7 +43,7 @@ public final class ForwardingRules {
     "trailer", "connection", "keep-alive", "proxy-connection", "upgrade", "expect", "authorization",
     "proxy-authorization", "proxy-authenticate", "www-authenticate", "cookie", "set-cookie", "range",
     "max-forwards", "cache-control", "age", "expires", "date", "location", "retry-after", "vary", "pragma",
-    "via", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", LAME_DUCK
+    "via", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", LAME_DUCK, LOAD_METRICS, LOAD_METRICS_BIN
   };
   private static final AsciiString TRAILERS = AsciiString.cached("trailers");
 
@@ -135,6 +137,14 @@ public final class ForwardingRules {
    */
   public static boolean teTrailers(String te) {
     return te != null && Headers.listedIn(te, TRAILERS);
+  }
+
+  /**
+   * The load report a response carries, as the balancer reads it: the {@code endpoint-load-metrics}
+   * value, else {@code BIN } and the {@code endpoint-load-metrics-bin} value, else {@code null}.
+   */
+  public static String loadReport(String text, String binary) {
+    return text != null ? text : OrcaBinary.tagged(binary);
   }
 
   /** A list with {@code value} appended ({@code null}: an empty list). */

@@ -47,6 +47,7 @@ public final class RawResponse {
   private boolean retryAfter;
   private String loadReport;
   private int grpcStatus = -1;
+  private String binaryLoadReport;
   /** The {@code Connection} field's values, comma-joined, and the {@code Via} values (known after {@link #scan}). */
   private String connection;
   private String priorVia;
@@ -86,9 +87,12 @@ public final class RawResponse {
     return lameDuck;
   }
 
-  /** The backend's {@code endpoint-load-metrics} value, or {@code null} (known after {@link #toClient} or {@link #toHttp2}). */
+  /**
+   * The backend's load report as {@link ForwardingRules#loadReport} gives it, or {@code null}
+   * (known after {@link #toClient} or {@link #toHttp2}).
+   */
   public String loadReport() {
-    return loadReport;
+    return ForwardingRules.loadReport(loadReport, binaryLoadReport);
   }
 
   /** The {@code grpc-status} code of a trailers-only answer, or -1 (known after {@link #toClient} or {@link #toHttp2}). */
@@ -201,6 +205,8 @@ public final class RawResponse {
         grpcStatus = GrpcStatus.parseCode(value(h, colon + 1, e));
       } else if (n == 21 && nameIs(h, s, ForwardingRules.LOAD_METRICS) && loadReport == null) {
         loadReport = value(h, colon + 1, e);
+      } else if (n == 25 && nameIs(h, s, ForwardingRules.LOAD_METRICS_BIN) && binaryLoadReport == null) {
+        binaryLoadReport = value(h, colon + 1, e);
       }
       s = e + 2;
     }

@@ -68,6 +68,18 @@ class RawResponseTest {
   }
 
   @Test
+  void theBinaryLoadReportIsConsumedAndRecordedTaggedUnlessTheTextOneCame() {
+    RawResponse bin = response("HTTP/1.1 200 OK\r\nEndpoint-Load-Metrics-Bin: CTMzMzMzM9M/\r\nX-Kept: a\r\n"
+        + "endpoint-load-metrics-bin: AAAA\r\nContent-Length: 0\r\n\r\n");
+    assertThat(toClient(bin, false, false)).isEqualTo("HTTP/1.1 200 OK\r\nX-Kept: a\r\nContent-Length: 0\r\nVia: 1.1 fairway\r\n\r\n");
+    assertThat(bin.loadReport()).isEqualTo("BIN CTMzMzMzM9M/");
+    RawResponse both = response("HTTP/1.1 200 OK\r\nendpoint-load-metrics-bin: CTMzMzMzM9M/\r\n"
+        + "endpoint-load-metrics: TEXT eps=1\r\nContent-Length: 0\r\n\r\n");
+    toClient(both, false, false);
+    assertThat(both.loadReport()).isEqualTo("TEXT eps=1");
+  }
+
+  @Test
   void extendsTheBackendsViaAndKeepsAnHttp10BackendOnlyWhenItSaysKeepAlive() {
     RawResponse r = response("HTTP/1.0 200 OK\r\nVia: 1.0 cache\r\nvia: 1.1 edge\r\nContent-Length: 0\r\n\r\n");
     assertThat(toClient(r, false, false))
