@@ -316,7 +316,7 @@ class GrpcErrorsIT extends VertxTestBase {
         assertThat(catchThrowableOfType(StatusRuntimeException.class, () -> stub.unaryRpc(failing).getResponseMessage())
             .getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
       }
-      Thread.sleep(600);
+      Await.until(() -> backendJson(fw, "g1").getDouble("eps") > 0);
       assertThat(backendJson(fw, "g1").getDouble("eps")).as("grpc-status 14 after a message").isPositive();
     }
   }

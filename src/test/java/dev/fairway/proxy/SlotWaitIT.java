@@ -102,7 +102,7 @@ class SlotWaitIT {
       assertThat(r.millis()).isBetween(280L, 900L);
     });
     assertThat(slow.peak()).isEqualTo(2);
-    assertThat(fw.slotTable().view().endpoints().get("b1").active()).isZero();
+    TestFairway.assertIdleSoon(fw); // the last response may reach the client just before its slot is released
     String metrics = TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, fw.adminPort(), "127.0.0.1",
         "/metrics").compose(r -> r.send()).compose(HttpClientResponse::body)).await(5, TimeUnit.SECONDS).toString();
     assertThat(metrics).contains("fairway_slot_timeouts_total{service=\"s\"} 3.0")
