@@ -62,7 +62,7 @@ haproxy_cfg() {
   cat > "$1" <<CFG
 global
   nbthread $(nproc)
-  maxconn 10000
+  maxconn 4000
 defaults
   mode http
   option http-keep-alive

@@ -150,6 +150,8 @@ start_haproxy() {
 # BACKEND_SCHEME (http) is the backends' URL scheme (h2c, https); HEALTH_CHECK_TYPE (unset: http) e.g. grpc
 fairway_config() {
   local file=$1 port=$2 admin=$3 b1=$4 b2=$5 strategy=${6:-round-robin} cap=${7:-1000} hc=${8:-2000} mv=${9:-true} al=${10:-false}
+  local hckind='"path": "/health",'
+  [[ -n ${HEALTH_CHECK_TYPE:-} ]] && hckind="\"type\": \"$HEALTH_CHECK_TYPE\","
   cat > "$file" <<JSON
 {
   "proxy": { "host": "$HOST", "port": $port, "instances": ${FAIRWAY_INSTANCES:-0} },
@@ -165,7 +167,7 @@ fairway_config() {
       "subsetSize": 0,
       "slots": { "capacity": $cap, "waitTimeoutMs": 1000, "maxWaiting": 10000 },
       "timeouts": { "connectMs": 2000, "responseMs": 30000 },
-      "healthCheck": { ${HEALTH_CHECK_TYPE:+\"type\": \"$HEALTH_CHECK_TYPE\",} "path": "/health", "intervalMs": $hc, "timeoutMs": 1000,
+      "healthCheck": { $hckind "intervalMs": $hc, "timeoutMs": 1000,
                        "healthyThreshold": 2, "unhealthyThreshold": 3 },
       "backends": [
         { "id": "b1", "url": "${BACKEND_SCHEME:-http}://$HOST:$b1" },

@@ -3,6 +3,7 @@ package dev.fairway.bench;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
+import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.stub.StreamObserver;
 import io.grpc.testing.protobuf.SimpleRequest;
 import io.grpc.testing.protobuf.SimpleResponse;
@@ -13,7 +14,8 @@ import java.util.List;
 /**
  * The gRPC backends of {@code bench/grpc.sh}: grpc-java servers (cleartext HTTP/2) whose
  * {@code grpc.testing.SimpleService/UnaryRpc} answers {@code SimpleResponse{responseMessage=
- * "hello"}} at once, on the server's transport threads.
+ * "hello"}} at once, on the server's transport threads, and {@code grpc.health.v1.Health} says
+ * SERVING (Fairway's {@code healthCheck.type: "grpc"}).
  *
  * <p>Example: {@code GrpcBenchServer 127.0.0.1 31301 31302} serves two backends until killed;
  * each prints {@code ready PORT} once it listens.
@@ -40,6 +42,7 @@ public final class GrpcBenchServer {
       Server s = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
           .directExecutor()
           .addService(service)
+          .addService(new HealthStatusManager().getHealthService())
           .build()
           .start();
       servers.add(s);
