@@ -6,6 +6,7 @@ import io.grpc.Server;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.grpc.testing.protobuf.SimpleRequest;
@@ -42,8 +43,8 @@ public final class GrpcBackend implements AutoCloseable {
   /** Calls that began. */
   public final AtomicInteger calls = new AtomicInteger();
 
-  private GrpcBackend(int maxConcurrentCallsPerConnection) throws IOException {
-    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+  private GrpcBackend(int port, int maxConcurrentCallsPerConnection, HealthStatusManager health) throws IOException {
+    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
         .maxInboundMessageSize(16 * 1024 * 1024)
         .addService(new Service())
         .addTransportFilter(new ServerTransportFilter() {
@@ -53,6 +54,9 @@ public final class GrpcBackend implements AutoCloseable {
             return transportAttrs;
           }
         });
+    if (health != null) {
+      b.addService(health.getHealthService());
+    }
     if (maxConcurrentCallsPerConnection > 0) {
       b.maxConcurrentCallsPerConnection(maxConcurrentCallsPerConnection);
     }
@@ -61,7 +65,24 @@ public final class GrpcBackend implements AutoCloseable {
 
   /** Starts a server; {@code maxConcurrentCallsPerConnection} 0: grpc's default (unlimited). */
   public static GrpcBackend start(int maxConcurrentCallsPerConnection) throws IOException {
-    return new GrpcBackend(maxConcurrentCallsPerConnection);
+    return new GrpcBackend(0, maxConcurrentCallsPerConnection, null);
+  }
+
+  /**
+   * Starts a server on {@code port} (0: any free one; a restarted backend takes its old port) that
+   * also serves the standard {@code grpc.health.v1.Health} service of {@code health}.
+   */
+  public static GrpcBackend start(int port, HealthStatusManager health) throws IOException {
+    return new GrpcBackend(port, 0, health);
+  }
+
+  /**
+   * Shuts down the way a gRPC server does on {@code SIGTERM}: no new connections, a {@code GOAWAY}
+   * on each open one, the calls under way finish; returns once they did (or after 10 s).
+   */
+  public void shutdownGracefully() throws InterruptedException {
+    server.shutdown().awaitTermination(10, TimeUnit.SECONDS);
+    timer.shutdownNow();
   }
 
   public int port() {
