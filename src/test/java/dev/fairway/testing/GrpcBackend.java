@@ -1,8 +1,13 @@
 package dev.fairway.testing;
 
 import io.grpc.Attributes;
+import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -43,10 +48,12 @@ public final class GrpcBackend implements AutoCloseable {
   /** Calls that began. */
   public final AtomicInteger calls = new AtomicInteger();
 
-  private GrpcBackend(int port, int maxConcurrentCallsPerConnection, HealthStatusManager health) throws IOException {
+  private GrpcBackend(int port, int maxConcurrentCallsPerConnection, HealthStatusManager health, Metadata trailers)
+      throws IOException {
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
         .maxInboundMessageSize(16 * 1024 * 1024)
-        .addService(new Service())
+        .addService(trailers == null ? new Service().bindService()
+            : ServerInterceptors.intercept(new Service(), new AddTrailers(trailers)))
         .addTransportFilter(new ServerTransportFilter() {
           @Override
           public Attributes transportReady(Attributes transportAttrs) {
@@ -65,7 +72,7 @@ public final class GrpcBackend implements AutoCloseable {
 
   /** Starts a server; {@code maxConcurrentCallsPerConnection} 0: grpc's default (unlimited). */
   public static GrpcBackend start(int maxConcurrentCallsPerConnection) throws IOException {
-    return new GrpcBackend(0, maxConcurrentCallsPerConnection, null);
+    return new GrpcBackend(0, maxConcurrentCallsPerConnection, null, null);
   }
 
   /**
@@ -73,7 +80,15 @@ public final class GrpcBackend implements AutoCloseable {
    * also serves the standard {@code grpc.health.v1.Health} service of {@code health}.
    */
   public static GrpcBackend start(int port, HealthStatusManager health) throws IOException {
-    return new GrpcBackend(port, 0, health);
+    return new GrpcBackend(port, 0, health, null);
+  }
+
+  /**
+   * Starts a server with the health service of {@code health} whose {@code SimpleService} calls
+   * all end with {@code trailers} added to their own (a load report, {@code lame-duck: true}).
+   */
+  public static GrpcBackend withTrailers(HealthStatusManager health, Metadata trailers) throws IOException {
+    return new GrpcBackend(0, 0, health, trailers);
   }
 
   /**
@@ -102,6 +117,21 @@ public final class GrpcBackend implements AutoCloseable {
 
   private static SimpleResponse reply(String text) {
     return SimpleResponse.newBuilder().setResponseMessage(text).build();
+  }
+
+  /** Adds fixed fields to every call's trailers. */
+  private record AddTrailers(Metadata extra) implements ServerInterceptor {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+      return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+        @Override
+        public void close(Status status, Metadata trailers) {
+          trailers.merge(extra);
+          super.close(status, trailers);
+        }
+      }, headers);
+    }
   }
 
   private final class Service extends SimpleServiceGrpc.SimpleServiceImplBase {
