@@ -153,6 +153,29 @@ class H2BackendIT extends VertxTestBase {
   }
 
   @Test
+  void aRefusedPostIsRetriedOnTheOtherBackendWithItsBodyAndTrailers() throws Exception {
+    H2ScriptBackend refusing = backend(H2ScriptBackend.refusing());
+    H2ScriptBackend good = backend(H2ScriptBackend.start());
+    Fairway fw = start(h2c("r", refusing), h2c("g", good));
+
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      String whole = exchange(fw.proxyPort(), "POST /p HTTP/1.1\r\nHost: shop\r\nContent-Length: 5\r\n"
+          + "Connection: close\r\n\r\nhello");
+      answers.add(whole.substring(0, 15) + " " + whole.contains("h2 /p hello"));
+      answers.add(RawH2.requestWithBody(fw.proxyPort(), "twelve bytes", new String[] {"x-checksum", "abc"},
+          ":method", "POST", ":path", "/t", ":scheme", "http", ":authority", "a"));
+    }
+
+    assertThat(answers).containsOnly("HTTP/1.1 200 OK true", "status 200: h2 /t twelve bytes");
+    assertThat(refusing.refused()).as("streams refused").isGreaterThanOrEqualTo(2);
+    assertThat(good.requests().stream().filter(r -> !r.path().equals("/health"))
+        .map(r -> r.body() + " " + r.trailers()).distinct().sorted().toList())
+        .containsExactly("hello {}", "twelve bytes {x-checksum=abc}");
+    TestFairway.assertIdleSoon(fw);
+  }
+
+  @Test
   void afterABackendsGoawayTheNextRequestGoesOnANewConnection() throws Exception {
     H2ScriptBackend b = backend(H2ScriptBackend.start());
     Fairway fw = start(h2c("b1", b));

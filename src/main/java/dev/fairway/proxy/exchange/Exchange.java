@@ -256,9 +256,9 @@ public final class Exchange extends SlotHolder {
     long now = System.nanoTime();
     if (phase == Phase.RESPONDING) {
       abort(Ending.FAILED);
-    } else if (RetryPolicy.staleConnection(u.reused(), u.cause(), backend.timedOut() || requestRelay.stalled(),
-        responseRelay.informational(), request.hasBody(), request.method())) {
+    } else if (backend.retryable(u)) {
       release(Ending.ABORTED, now);
+      requestRelay.rewind();
       retryElsewhere(Failure.BAD_RESPONSE);
     } else if (backend.timedOut() && deadlineArmed) {
       release(Ending.ABORTED, now); // the client's deadline, not the backend's fault: no failure counted
