@@ -378,10 +378,11 @@ public final class Exchange extends SlotHolder {
     finish(status, now);
   }
 
-  /** The exchange is over: its deadline, body-fault hook and backend head go, and its record is written. */
+  /** The exchange is over: its deadline, body copies, body-fault hook and backend head go, and its record is written. */
   private void finish(int finalStatus, long now) {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
+    requestRelay.dropReplay();
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
       conn.releaseBodyFault(requestRelay);
       request.release();
