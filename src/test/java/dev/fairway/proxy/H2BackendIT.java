@@ -153,6 +153,50 @@ class H2BackendIT extends VertxTestBase {
   }
 
   @Test
+  void aRefusedPostIsRetriedOnTheOtherBackendWithItsBodyAndTrailers() throws Exception {
+    H2ScriptBackend refusing = backend(H2ScriptBackend.refusing());
+    H2ScriptBackend good = backend(H2ScriptBackend.start());
+    Fairway fw = start(h2c("r", refusing), h2c("g", good));
+
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 8; i++) { // two of each in turn: each kind meets both backends
+      if (i % 4 < 2) {
+        String whole = exchange(fw.proxyPort(), "POST /p HTTP/1.1\r\nHost: shop\r\nContent-Length: 5\r\n"
+            + "Connection: close\r\n\r\nhello");
+        answers.add(whole.substring(0, 15) + " " + whole.contains("h2 /p hello"));
+      } else {
+        answers.add(RawH2.requestWithBody(fw.proxyPort(), "twelve bytes", new String[] {"x-checksum", "abc"},
+            ":method", "POST", ":path", "/t", ":scheme", "http", ":authority", "a"));
+      }
+    }
+
+    assertThat(answers).containsOnly("HTTP/1.1 200 OK true", "status 200: h2 /t twelve bytes");
+    assertThat(refusing.refused()).as("streams refused").isGreaterThanOrEqualTo(3);
+    assertThat(good.requests().stream().filter(r -> !r.path().equals("/health"))
+        .map(r -> r.body() + " " + r.trailers()).distinct().sorted().toList())
+        .containsExactly("hello {}", "twelve bytes {x-checksum=abc}");
+    TestFairway.assertIdleSoon(fw);
+  }
+
+  @Test
+  void aPostAboveAGoawaysLastStreamIdIsRetriedOnTheOtherBackendWithItsBody() throws Exception {
+    H2ScriptBackend leaving = backend(H2ScriptBackend.goingAway());
+    H2ScriptBackend good = backend(H2ScriptBackend.start());
+    Fairway fw = start(h2c("l", leaving), h2c("g", good));
+
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      answers.add(RawH2.requestWithBody(fw.proxyPort(), "call " + i, new String[0],
+          ":method", "POST", ":path", "/rpc", ":scheme", "http", ":authority", "a", "content-type", "application/grpc"));
+    }
+
+    assertThat(answers).containsExactly("status 200: h2 /rpc call 0", "status 200: h2 /rpc call 1",
+        "status 200: h2 /rpc call 2", "status 200: h2 /rpc call 3");
+    assertThat(leaving.unprocessed()).as("streams left above the last stream id").isGreaterThanOrEqualTo(1);
+    TestFairway.assertIdleSoon(fw);
+  }
+
+  @Test
   void afterABackendsGoawayTheNextRequestGoesOnANewConnection() throws Exception {
     H2ScriptBackend b = backend(H2ScriptBackend.start());
     Fairway fw = start(h2c("b1", b));

@@ -1,11 +1,17 @@
 package dev.fairway.testing;
 
 import io.grpc.Attributes;
+import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.grpc.testing.protobuf.SimpleRequest;
@@ -42,10 +48,12 @@ public final class GrpcBackend implements AutoCloseable {
   /** Calls that began. */
   public final AtomicInteger calls = new AtomicInteger();
 
-  private GrpcBackend(int maxConcurrentCallsPerConnection) throws IOException {
-    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+  private GrpcBackend(int port, int maxConcurrentCallsPerConnection, HealthStatusManager health, Metadata trailers)
+      throws IOException {
+    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
         .maxInboundMessageSize(16 * 1024 * 1024)
-        .addService(new Service())
+        .addService(trailers == null ? new Service().bindService()
+            : ServerInterceptors.intercept(new Service(), new AddTrailers(trailers)))
         .addTransportFilter(new ServerTransportFilter() {
           @Override
           public Attributes transportReady(Attributes transportAttrs) {
@@ -53,6 +61,9 @@ public final class GrpcBackend implements AutoCloseable {
             return transportAttrs;
           }
         });
+    if (health != null) {
+      b.addService(health.getHealthService());
+    }
     if (maxConcurrentCallsPerConnection > 0) {
       b.maxConcurrentCallsPerConnection(maxConcurrentCallsPerConnection);
     }
@@ -61,7 +72,32 @@ public final class GrpcBackend implements AutoCloseable {
 
   /** Starts a server; {@code maxConcurrentCallsPerConnection} 0: grpc's default (unlimited). */
   public static GrpcBackend start(int maxConcurrentCallsPerConnection) throws IOException {
-    return new GrpcBackend(maxConcurrentCallsPerConnection);
+    return new GrpcBackend(0, maxConcurrentCallsPerConnection, null, null);
+  }
+
+  /**
+   * Starts a server on {@code port} (0: any free one; a restarted backend takes its old port) that
+   * also serves the standard {@code grpc.health.v1.Health} service of {@code health}.
+   */
+  public static GrpcBackend start(int port, HealthStatusManager health) throws IOException {
+    return new GrpcBackend(port, 0, health, null);
+  }
+
+  /**
+   * Starts a server with the health service of {@code health} whose {@code SimpleService} calls
+   * all end with {@code trailers} added to their own (a load report, {@code lame-duck: true}).
+   */
+  public static GrpcBackend withTrailers(HealthStatusManager health, Metadata trailers) throws IOException {
+    return new GrpcBackend(0, 0, health, trailers);
+  }
+
+  /**
+   * Shuts down the way a gRPC server does on {@code SIGTERM}: no new connections, a {@code GOAWAY}
+   * on each open one, the calls under way finish; returns once they did (or after 10 s).
+   */
+  public void shutdownGracefully() throws InterruptedException {
+    server.shutdown().awaitTermination(10, TimeUnit.SECONDS);
+    timer.shutdownNow();
   }
 
   public int port() {
@@ -81,6 +117,21 @@ public final class GrpcBackend implements AutoCloseable {
 
   private static SimpleResponse reply(String text) {
     return SimpleResponse.newBuilder().setResponseMessage(text).build();
+  }
+
+  /** Adds fixed fields to every call's trailers. */
+  private record AddTrailers(Metadata extra) implements ServerInterceptor {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+      return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+        @Override
+        public void close(Status status, Metadata trailers) {
+          trailers.merge(extra);
+          super.close(status, trailers);
+        }
+      }, headers);
+    }
   }
 
   private final class Service extends SimpleServiceGrpc.SimpleServiceImplBase {

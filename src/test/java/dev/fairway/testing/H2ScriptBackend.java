@@ -19,6 +19,7 @@ import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -42,7 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code Request[path=/a, body=hi, trailers={x-sum=7}, ...]} and answered {@code 200} with
  * {@code content-type: text/plain}, the body {@code "h2 /a hi"} and the trailer
  * {@code x-checksum: 42}. {@code /refuse} (every request of a {@link #refusing()} one) is reset with {@code REFUSED_STREAM}; after answering
- * {@code /goaway} the backend sends GOAWAY on that connection; {@code /hang} is never answered
+ * {@code /goaway} the backend sends GOAWAY on that connection; a {@link #goingAway()} one answers
+ * every request with a GOAWAY that leaves it unprocessed; {@code /hang} is never answered
  * (its {@code RST_STREAM} is written down in {@link #resets}); {@code /crlf} answers a field value
  * with CR LF in it; {@code /health} gets a bare 200.
  */
@@ -60,9 +62,16 @@ public final class H2ScriptBackend implements AutoCloseable {
   private final List<Request> requests = new CopyOnWriteArrayList<>();
 
   private final boolean refuseAll;
+  private final boolean goAwayAll;
+  private final AtomicInteger unprocessed = new AtomicInteger();
 
   private H2ScriptBackend(boolean refuseAll) throws InterruptedException {
+    this(refuseAll, false);
+  }
+
+  private H2ScriptBackend(boolean refuseAll, boolean goAwayAll) throws InterruptedException {
     this.refuseAll = refuseAll;
+    this.goAwayAll = goAwayAll;
     server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<>() {
           @Override
@@ -81,6 +90,20 @@ public final class H2ScriptBackend implements AutoCloseable {
   /** A backend that refuses every stream but health checks ({@code REFUSED_STREAM}). */
   public static H2ScriptBackend refusing() throws InterruptedException {
     return new H2ScriptBackend(true);
+  }
+
+  /**
+   * A backend that answers each stream but health checks with a GOAWAY whose last stream id is
+   * below it, as a server does that shuts down just as the stream arrives: the stream is not
+   * processed, and the connection closes.
+   */
+  public static H2ScriptBackend goingAway() throws InterruptedException {
+    return new H2ScriptBackend(false, true);
+  }
+
+  /** Streams it left unprocessed above a GOAWAY's last stream id ({@link #goingAway()}). */
+  public int unprocessed() {
+    return unprocessed.get();
   }
 
   public int port() {
@@ -149,6 +172,15 @@ public final class H2ScriptBackend implements AutoCloseable {
             if (refuseAll && !health || "/refuse".contentEquals(f.headers().path())) {
               refused.incrementAndGet();
               ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.REFUSED_STREAM).stream(f.stream()));
+              return;
+            }
+            if (goAwayAll && !health) {
+              unprocessed.incrementAndGet();
+              ChannelHandlerContext codec = ctx.pipeline().context(Http2FrameCodec.class);
+              ((Http2FrameCodec) codec.handler()).goAway(codec, f.stream().id() - 2, Http2Error.NO_ERROR.code(),
+                  Unpooled.EMPTY_BUFFER, codec.newPromise());
+              codec.flush();
+              ctx.close();
               return;
             }
             p = new Partial(f.headers());

@@ -68,6 +68,18 @@ final class BackendSide implements UpstreamUser {
     }
   }
 
+  /**
+   * Whether the request lost with {@code u} before its response may go to another backend
+   * ({@link RetryPolicy}): a stream the backend did not process if its body can be sent again, a
+   * stale keep-alive connection's request if it is idempotent and bodiless.
+   */
+  boolean retryable(Upstream u) {
+    boolean gaveUp = timedOut || x.requestRelay.stalled();
+    boolean interim = x.responseRelay.informational();
+    return u.multiplexed() ? RetryPolicy.unprocessedStream(u.reused(), gaveUp, interim, x.requestRelay.replayable())
+        : RetryPolicy.staleConnection(u.reused(), u.cause(), gaveUp, interim, x.request.hasBody(), x.request.method());
+  }
+
   /** Holds {@code u} for the request and writes the request to it. */
   void take(Upstream u, Endpoint e, long nowNanos) {
     upstream = u;

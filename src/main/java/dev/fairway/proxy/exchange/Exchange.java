@@ -256,9 +256,9 @@ public final class Exchange extends SlotHolder {
     long now = System.nanoTime();
     if (phase == Phase.RESPONDING) {
       abort(Ending.FAILED);
-    } else if (RetryPolicy.staleConnection(u.reused(), u.cause(), backend.timedOut() || requestRelay.stalled(),
-        responseRelay.informational(), request.hasBody(), request.method())) {
+    } else if (backend.retryable(u)) {
       release(Ending.ABORTED, now);
+      requestRelay.rewind();
       retryElsewhere(Failure.BAD_RESPONSE);
     } else if (backend.timedOut() && deadlineArmed) {
       release(Ending.ABORTED, now); // the client's deadline, not the backend's fault: no failure counted
@@ -378,10 +378,11 @@ public final class Exchange extends SlotHolder {
     finish(status, now);
   }
 
-  /** The exchange is over: its deadline, body-fault hook and backend head go, and its record is written. */
+  /** The exchange is over: its deadline, body copies, body-fault hook and backend head go, and its record is written. */
   private void finish(int finalStatus, long now) {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
+    requestRelay.dropReplay();
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
       conn.releaseBodyFault(requestRelay);
       request.release();

@@ -19,12 +19,21 @@ import java.util.function.Consumer;
  * <p>Example: a {@code PUT} of 1 MiB whose first 64 KiB arrive before the backend connection is
  * ready keeps them in {@link #pending}; {@link #send} writes the head and those parts, and from
  * then on each part goes straight through; when the backend's socket is full the client's
- * connection is paused until it drains.
+ * connection is paused until it drains. What goes to an HTTP/2 stream is also kept (up to
+ * {@link #REPLAY_LIMIT}) until the response begins: a stream the backend provably did not process
+ * is sent again elsewhere whole ({@link #rewind}).
  */
 final class RequestRelay implements Consumer<Failure> {
+  /** The most of a body kept for sending again (gRPC unary calls are usually far smaller). */
+  static final int REPLAY_LIMIT = 64 * 1024;
   private final Exchange x;
   /** Body parts that came before the backend connection was ready. */
   private ArrayDeque<HttpContent> pending;
+  /** Copies of the body parts sent to an HTTP/2 stream, while the response has not begun. */
+  private ArrayDeque<HttpContent> replay;
+  private int replayBytes;
+  /** More body went to the stream than {@link #REPLAY_LIMIT}, or the response began: no replay. */
+  private boolean replayLost;
   private ScheduledFuture<?> uploadTimer;
   /** The request's last part came from the client. */
   private boolean ended;
@@ -70,6 +79,7 @@ final class RequestRelay implements Consumer<Failure> {
     if (pending != null) {
       HttpContent c;
       while ((c = pending.poll()) != null) {
+        keep(u, c);
         ch.write(c);
       }
     }
@@ -115,6 +125,7 @@ final class RequestRelay implements Consumer<Failure> {
       return;
     }
     Channel ch = u.channel();
+    keep(u, c);
     ch.write(c);
     if (last) {
       sentAll(System.nanoTime());
@@ -160,11 +171,57 @@ final class RequestRelay implements Consumer<Failure> {
     }
   }
 
-  /** Drops the body parts still held for a backend connection. */
+  /** Keeps a copy of {@code c}, about to go to {@code u}, if that is a stream and the limit allows. */
+  private void keep(Upstream u, HttpContent c) {
+    if (!u.multiplexed() || replayLost) {
+      return;
+    }
+    replayBytes += c.content().readableBytes();
+    if (replayBytes > REPLAY_LIMIT) {
+      dropReplay();
+      return;
+    }
+    if (replay == null) {
+      replay = new ArrayDeque<>(4);
+    }
+    replay.add(c.retainedDuplicate());
+  }
+
+  /** Whether the body sent so far can be sent again (all of it was kept, or there is none). */
+  boolean replayable() {
+    return !x.request.hasBody() || !replayLost;
+  }
+
+  /** The response began (or the exchange is over): the kept copies go, and no replay is possible. */
+  void dropReplay() {
+    replayLost = true;
+    if (replay != null) {
+      replay.forEach(HttpContent::release);
+      replay = null;
+    }
+  }
+
+  /** The stream was not processed: what it was sent goes first to the next backend ({@link #send}). */
+  void rewind() {
+    if (replay != null) {
+      if (pending != null) {
+        replay.addAll(pending);
+      }
+      pending = replay;
+      replay = null;
+    }
+    replayBytes = 0;
+    sent = false;
+    cancelUploadTimer();
+    x.conn.resume(ReadPauses.UPSTREAM); // the lost stream's back-pressure is no more
+  }
+
+  /** Drops the body parts still held for a backend connection, and the kept copies. */
   void releasePending() {
     if (pending != null) {
       pending.forEach(HttpContent::release);
       pending.clear();
     }
+    dropReplay();
   }
 }

@@ -146,6 +146,7 @@ final class ResponseRelay {
       relayInformational(r);
       return false;
     }
+    x.requestRelay.dropReplay(); // answered: processed, never sent again
     HttpHeaders h = r.headers();
     x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), ForwardingRules.loadReport(h.get(ForwardingRules.LOAD_METRICS),
         h.get(ForwardingRules.LOAD_METRICS_BIN)), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)), HttpUtil.isKeepAlive(r));

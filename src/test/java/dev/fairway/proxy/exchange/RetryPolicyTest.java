@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** {@link RetryPolicy}: only a bodiless idempotent request on a stale pooled connection goes again. */
+/**
+ * {@link RetryPolicy}: only a bodiless idempotent request on a stale pooled connection goes again,
+ * and any request on an HTTP/2 stream the backend did not process, if its body was kept.
+ */
 class RetryPolicyTest {
   private static final IOException RESET = new IOException("Connection reset by peer");
 
@@ -31,5 +34,15 @@ class RetryPolicyTest {
     assertThat(RetryPolicy.staleConnection(true, RESET, false, false, true, HttpMethod.PUT)).isFalse();
     assertThat(RetryPolicy.staleConnection(true, new IllegalStateException("bad response"), false, false, false,
         HttpMethod.GET)).isFalse();
+  }
+
+  @Test
+  void anUnprocessedStreamGoesAgainUnlessFairwayGaveUpAnInterimHeadCameOrTheBodyIsGone() {
+    String verdicts = List.of(new boolean[] {true, false, false, true}, new boolean[] {false, false, false, true},
+            new boolean[] {true, true, false, true}, new boolean[] {true, false, true, true},
+            new boolean[] {true, false, false, false}).stream()
+        .map(a -> String.valueOf(RetryPolicy.unprocessedStream(a[0], a[1], a[2], a[3])))
+        .collect(Collectors.joining(" "));
+    assertThat(verdicts).isEqualTo("true false false false false");
   }
 }
