@@ -14,6 +14,7 @@ import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
@@ -108,8 +109,17 @@ public final class H2Upstreams {
     H2Link link = new H2Link(key, host, port, profile, connectMs, this);
     link.waiters.add(done);
     links.computeIfAbsent(key, k -> new ArrayList<>(2)).add(link);
-    ch.pipeline().addLast(codec()).addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter())).addLast(link);
+    ch.pipeline().addLast(consolidation()).addLast(codec())
+        .addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter())).addLast(link);
     settingsWithin(ch, link, connectMs);
+  }
+
+  /**
+   * Many streams share a connection: the flushes of the streams written in one turn of the event
+   * loop become one write to the socket, not one each.
+   */
+  private static FlushConsolidationHandler consolidation() {
+    return new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true);
   }
 
   private static Http2FrameCodec codec() {
@@ -142,6 +152,7 @@ public final class H2Upstreams {
           @Override
           protected void initChannel(Channel ch) {
             ch.pipeline()
+                .addLast(consolidation())
                 .addLast(codec())
                 .addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()))
                 .addLast(link);
