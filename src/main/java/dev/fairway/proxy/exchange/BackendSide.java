@@ -76,7 +76,7 @@ final class BackendSide implements UpstreamUser {
   boolean retryable(Upstream u) {
     boolean gaveUp = timedOut || x.requestRelay.stalled();
     boolean interim = x.responseRelay.informational();
-    return u.multiplexed() ? RetryPolicy.unprocessedStream(u.reused(), gaveUp, interim, x.requestRelay.replayable())
+    return u.multiplexed() ? RetryPolicy.unprocessedStream(u.unprocessed(), gaveUp, interim, x.requestRelay.replayable())
         : RetryPolicy.staleConnection(u.reused(), u.cause(), gaveUp, interim, x.request.hasBody(), x.request.method());
   }
 

@@ -39,6 +39,8 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
   private UpstreamUser exchange;
   /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
   boolean reused;
+  /** An HTTP/2 stream the backend provably did not process (refused, or above a GOAWAY's last stream id). */
+  private boolean unprocessed;
   /** When it went back to the pool ({@code System.nanoTime()}). */
   long idleSince;
   /** Why the connection failed, if it said (e.g. a {@link Rejection} from its guard). */
@@ -92,13 +94,17 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
     return wire;
   }
 
-  /**
-   * Whether this connection carried a request before the current one (a pooled keep-alive one);
-   * for a stream, whether the backend provably did not process it (refused, or above a GOAWAY's
-   * last stream id): both mean a retry elsewhere is safe for an idempotent bodiless request.
-   */
+  /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
   public boolean reused() {
     return reused;
+  }
+
+  /**
+   * Whether this HTTP/2 stream was provably not processed by the backend (it refused the stream,
+   * or the stream is above its GOAWAY's last stream id): a retry elsewhere is safe (RFC 9113 §8.7).
+   */
+  public boolean unprocessed() {
+    return unprocessed;
   }
 
   /** Why the connection failed, if it said; {@code null} if not. */
@@ -169,13 +175,13 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof Http2ResetFrame r) {
       if (r.errorCode() == Http2Error.REFUSED_STREAM.code()) {
-        reused = true;
+        unprocessed = true;
         cause = new IOException("stream refused by the backend");
       } else if (cause == null) {
         cause = new IOException("stream reset by the backend: " + Http2Error.valueOf(r.errorCode()));
       }
     } else if (evt instanceof Http2GoAwayFrame) {
-      reused = true;
+      unprocessed = true;
       cause = new IOException("stream above the backend's GOAWAY last stream id");
     }
     ReferenceCountUtil.release(evt);
