@@ -7,6 +7,7 @@ import static dev.fairway.proxy.wire.HeadBytes.value;
 import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.buffer.Unpooled;
@@ -303,13 +304,14 @@ public final class RawRequest implements ClientRequest {
    */
   @Override
   public boolean writeToStream(Channel stream) {
-    String text = backendHead.toString(StandardCharsets.ISO_8859_1);
+    byte[] h = ByteBufUtil.getBytes(backendHead);
+    AsciiString text = new AsciiString(h, false);
     DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER,
         false);
-    int s = text.indexOf("\r\n") + 2;
-    for (int e; (e = text.indexOf("\r\n", s)) > s; s = e + 2) {
-      int colon = text.indexOf(':', s);
-      req.headers().add(text.substring(s, colon), text.substring(colon + 1, e).strip());
+    int s = indexOf(h, (byte) '\n', 0, h.length) + 1;
+    for (int e; (e = indexOf(h, (byte) '\r', s, h.length)) > s; s = e + 2) {
+      int colon = indexOf(h, (byte) ':', s, e);
+      req.headers().add(text.subSequence(s, colon, false), text.subSequence(colon + 1, e, false).trim());
     }
     if (ForwardingRules.teTrailers(field("te"))) {
       req.headers().set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
