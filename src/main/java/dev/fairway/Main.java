@@ -119,7 +119,7 @@ public final class Main {
           membership.nodeId(), position.clientCount(), position);
       config = new FairwayConfig(fileConfig.proxy(), fileConfig.admin(),
           new SubsettingSettings(position.clientId(), position.clientCount()), fileConfig.metrics(),
-          fileConfig.reload(), fileConfig.accessLog(), fileConfig.services(), fileConfig.demo());
+          fileConfig.reload(), fileConfig.accessLog(), fileConfig.services(), fileConfig.demo(), fileConfig.overload());
     } else {
       vertx = builder.build();
     }

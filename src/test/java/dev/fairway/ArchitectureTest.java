@@ -28,7 +28,8 @@ class ArchitectureTest {
   private static final Pattern IMPORT = Pattern.compile("^import (?:static )?(dev\\.fairway[\\w.]*?)\\.[A-Z]",
       Pattern.MULTILINE);
   private static final Set<String> PURE = Set.of("dev.fairway.config", "dev.fairway.balancer", "dev.fairway.slots",
-      "dev.fairway.health", "dev.fairway.table", "dev.fairway.route", "dev.fairway.grpc");
+      "dev.fairway.health", "dev.fairway.table", "dev.fairway.route", "dev.fairway.grpc",
+      "dev.fairway.overload");
 
   private static final Map<String, Set<String>> DEPENDS = new TreeMap<>();
   private static final Map<Path, String> SOURCES = new HashMap<>();

@@ -17,11 +17,19 @@ import java.util.Optional;
  * @param accessLog  the per-request access log
  * @param services   the services, in file order
  * @param demo       embedded sample backends, when present
+ * @param overload   which headers carry criticality and deadlines
  */
 public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
                             MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
-                            List<ServiceConfig> services, Optional<DemoSettings> demo) {
+                            List<ServiceConfig> services, Optional<DemoSettings> demo, OverloadSettings overload) {
   public FairwayConfig {
     services = List.copyOf(services);
+  }
+
+  /** A configuration with the default {@code overload} headers. */
+  public FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
+                       MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
+                       List<ServiceConfig> services, Optional<DemoSettings> demo) {
+    this(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, OverloadSettings.DEFAULTS);
   }
 }

@@ -25,14 +25,25 @@ import java.util.List;
  *                              over all of its backends; 0: never
  * @param tls                   how to speak TLS to its {@code https://} backends
  * @param grpc                  how its backends' gRPC answers are judged
+ * @param overload              default criticality, retries and adaptive throttling
  */
 public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
                             SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
                             BalancingSettings balancing, List<BackendConfig> backends,
                             OutlierSettings outlierDetection, long slowStartMs, int slowStartInitialPercent,
-                            int panicThresholdPercent, UpstreamTls tls, GrpcSettings grpc) {
+                            int panicThresholdPercent, UpstreamTls tls, GrpcSettings grpc,
+                            ServiceOverload overload) {
   public ServiceConfig {
     backends = List.copyOf(backends);
+  }
+
+  /** A service with the default overload policy ({@link ServiceOverload#DEFAULTS}). */
+  public ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize, SlotSettings slots,
+                       Timeouts timeouts, HealthCheckSettings healthCheck, BalancingSettings balancing,
+                       List<BackendConfig> backends, OutlierSettings outlierDetection, long slowStartMs,
+                       int slowStartInitialPercent, int panicThresholdPercent, UpstreamTls tls, GrpcSettings grpc) {
+    this(name, match, strategy, subsetSize, slots, timeouts, healthCheck, balancing, backends, outlierDetection,
+        slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, ServiceOverload.DEFAULTS);
   }
 
   /** A service without a {@code tls} or {@code grpc} object ({@link UpstreamTls#DEFAULTS}, {@link GrpcSettings#DEFAULTS}). */
