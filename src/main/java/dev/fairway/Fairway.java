@@ -10,6 +10,7 @@ import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.Listener;
 import dev.fairway.proxy.ProxyShared;
+import dev.fairway.proxy.exchange.OverloadBoard;
 import dev.fairway.proxy.ProxyVerticle;
 import dev.fairway.proxy.tls.TlsTerminator;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
@@ -99,6 +100,8 @@ public final class Fairway {
                 d.backends().stream().map(b -> Integer.toString(b.port())).toList())))
         .orElse(Future.succeededFuture());
     int instances = proxyInstances(config);
+    OverloadBoard overloadBoard = new OverloadBoard();
+    metrics.throttleReadings(overloadBoard);
     TlsTerminator tls;
     try {
       tls = config.proxy().tls().isPresent() ? TlsTerminator.create(config.proxy().tls().get(), metrics.registry()) : null;
@@ -113,7 +116,8 @@ public final class Fairway {
         .onSuccess(v -> LOG.info("admin listening on http://{}:{}", config.admin().host(), adminPort.get()))
         .compose(v -> vertx.deployVerticle(() -> {
           ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), new ProxyShared(table, metrics,
-              draining::get, clientConnections, config.accessLog(), listener, httpMeters, upstreamTls));
+              draining::get, clientConnections, config.accessLog(), listener, httpMeters, upstreamTls, config.overload(),
+              overloadBoard, instances));
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +31,8 @@ public final class FairwayMetrics {
   private final MeterRegistry registry;
   private final SlotTable table;
   private final Map<String, ServiceMeters> services = new ConcurrentHashMap<>();
+  private final Map<String, List<Meter>> throttleGauges = new HashMap<>();
+  private volatile ThrottleReadings throttleReadings;
   private final Map<String, List<Meter>> backendGauges = new ConcurrentHashMap<>();
   private final Map<String, Meter> serviceGauges = new ConcurrentHashMap<>();
   private final Map<String, Meter> panicGauges = new ConcurrentHashMap<>();
@@ -42,6 +45,11 @@ public final class FairwayMetrics {
   public FairwayMetrics(MeterRegistry registry, SlotTable table) {
     this.registry = registry;
     this.table = table;
+  }
+
+  /** Where the throttle gauges read from (the proxy's board of adaptive throttles). */
+  public void throttleReadings(ThrottleReadings readings) {
+    this.throttleReadings = readings;
   }
 
   public MeterRegistry registry() {
@@ -62,7 +70,10 @@ public final class FairwayMetrics {
         counter("fairway_slot_timeouts", name, "Requests that got no slot within waitTimeoutMs"),
         counter("fairway_slot_rejections_queue_full", name, "Requests rejected because maxWaiting requests waited"),
         counter("fairway_slot_rejections_no_backend", name, "Requests rejected because no backend was available"),
-        counter("fairway_retries", name, "Requests retried on another backend after a failed connect"),
+        counter("fairway_retries", name, "Tries sent again to another backend (a failed connect, a refused stream, "
+            + "or what retry.on names)"),
+        counter("fairway_throttled", name, "Requests refused locally by adaptive throttling"),
+        counter("fairway_retry_budget_exhausted", name, "Retries not made because the retry budget was spent"),
         counter("fairway_slow_client_slot_releases", name,
             "Responses whose client held them back for slowClientMs, so their slot went back before they ended"));
   }
@@ -112,12 +123,36 @@ public final class FairwayMetrics {
         registry.remove(serviceGauges.remove(name));
       }
     }
+    for (String name : serviceNames) {
+      throttleGauges.computeIfAbsent(name, this::throttleMeters);
+    }
+    for (String name : new ArrayList<>(throttleGauges.keySet())) {
+      if (!serviceNames.contains(name)) {
+        throttleGauges.remove(name).forEach(registry::remove);
+      }
+    }
     for (String name : new ArrayList<>(panicGauges.keySet())) {
       if (!serviceNames.contains(name)) {
         registry.remove(panicGauges.remove(name));
         panics.remove(name);
       }
     }
+  }
+
+  private List<Meter> throttleMeters(String service) {
+    return List.of(
+        Gauge.builder("fairway_throttle_reject_probability", this, m -> m.throttle() == null ? 0
+                : m.throttle().rejectProbability(service)).tag("service", service)
+            .description("Probability that adaptive throttling refuses a new request locally").register(registry),
+        Gauge.builder("fairway_throttle_requests", this, m -> m.throttle() == null ? 0 : m.throttle().requests(service))
+            .tag("service", service).description("Requests in the adaptive throttling window").register(registry),
+        Gauge.builder("fairway_throttle_accepts", this, m -> m.throttle() == null ? 0 : m.throttle().accepts(service))
+            .tag("service", service).description("Requests in the adaptive throttling window that were not refused "
+                + "as overloaded").register(registry));
+  }
+
+  private ThrottleReadings throttle() {
+    return throttleReadings;
   }
 
   private List<Meter> backendMeters(String id) {

@@ -13,9 +13,11 @@ import io.micrometer.core.instrument.Timer;
  * @param slotTimeouts  requests that got no slot within {@code waitTimeoutMs}
  * @param queueFull     requests rejected at once because {@code maxWaiting} requests waited
  * @param noBackend     requests rejected because no backend of the subset was available
- * @param retries       requests retried on another backend after a failed connect
+ * @param retries       tries sent again to another backend
+ * @param throttled     requests refused locally by adaptive throttling
+ * @param retryBudgetExhausted retries not made because the retry budget was spent
  * @param slowClients   responses whose client held them back for {@code slowClientMs}: their slot was handed back
  */
 public record ServiceMeters(Timer slotWait, Counter slotTimeouts, Counter queueFull, Counter noBackend,
-                            Counter retries, Counter slowClients) {
+                            Counter retries, Counter throttled, Counter retryBudgetExhausted, Counter slowClients) {
 }

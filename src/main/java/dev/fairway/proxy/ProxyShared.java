@@ -1,5 +1,8 @@
 package dev.fairway.proxy;
 
+import dev.fairway.config.OverloadSettings;
+import dev.fairway.proxy.exchange.OverloadBoard;
+
 import dev.fairway.config.AccessLogSettings;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
@@ -22,8 +25,12 @@ import java.util.function.BooleanSupplier;
  * @param listener          the listening socket that hands connections to the proxy verticles
  * @param httpMeters        Vert.x's HTTP meters, fed by the proxy verticles
  * @param upstreamTls       the TLS contexts of connections to {@code https://} backends
+ * @param overload          which fields carry criticality and deadlines
+ * @param overloadBoard     every proxy verticle's throttles, for the meters
+ * @param lanes             how many proxy verticles there are
  */
 public record ProxyShared(SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
                           AtomicInteger clientConnections, AccessLogSettings accessLog,
-                          Listener listener, HttpMeters httpMeters, UpstreamTlsContexts upstreamTls) {
+                          Listener listener, HttpMeters httpMeters, UpstreamTlsContexts upstreamTls,
+                          OverloadSettings overload, OverloadBoard overloadBoard, int lanes) {
 }

@@ -10,6 +10,7 @@ import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.exchange.ExchangeContext;
 import dev.fairway.proxy.exchange.Gateway;
+import dev.fairway.proxy.exchange.OverloadLane;
 import dev.fairway.proxy.exchange.ResponseDeadlines;
 import dev.fairway.proxy.exchange.Tally;
 import dev.fairway.proxy.h2.ClientSide;
@@ -65,6 +66,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final Listener listener;
   private final HttpMeters meters;
   private final UpstreamTlsContexts upstreamTls;
+  private final OverloadLane overload;
   private final AtomicInteger clientConnections;
   private final EdgeLimits limits;
   private final long drainTimeoutMs;
@@ -95,6 +97,7 @@ public final class ProxyVerticle extends VerticleBase {
     this.listener = shared.listener();
     this.meters = shared.httpMeters();
     this.upstreamTls = shared.upstreamTls();
+    this.overload = new OverloadLane(shared.overload(), shared.lanes(), shared.overloadBoard(), System.nanoTime() ^ lane);
   }
 
   @Override
@@ -104,7 +107,7 @@ public final class ProxyVerticle extends VerticleBase {
     pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup(),
         meters, upstreamTls);
     ExchangeContext ctx = new ExchangeContext(lane, table, pool, deadlines, tally, metrics, meters, accessLog, limits,
-        draining, this::lameDuckSignal);
+        draining, this::lameDuckSignal, overload);
     gateway = new Gateway(ctx, () -> snapshot);
     cleartext = new Initializer(false);
     secure = new Initializer(true);

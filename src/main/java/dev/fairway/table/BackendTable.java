@@ -136,8 +136,8 @@ public final class BackendTable {
     noteSubsetChanges(previous);
     List<Route> routes = new ArrayList<>();
     for (ServiceConfig s : services.values()) {
-      routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots().waitTimeoutMs(), slots.service(s.name()),
-          s.tls(), s.grpc().errorCodes()));
+      routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots(), slots.service(s.name()), s.tls(),
+          s.grpc().errorCodes(), s.overload()));
     }
     snapshot = new BalancerSnapshot(snapshot.version() + 1, routes);
     listener.published(snapshot);

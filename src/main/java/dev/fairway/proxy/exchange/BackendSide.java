@@ -85,10 +85,11 @@ final class BackendSide implements UpstreamUser {
     upstream = u;
     u.attach(this);
     u.expectResponseTo(x.request.method() == HttpMethod.HEAD);
-    if (x.deadline.bounded()) {
-      x.request.forwardGrpcTimeout(x.deadline.grpcTimeout(nowNanos)); // what is left of it, each attempt anew
+    boolean fresh = !headPrepared || authority == null || x.deadline.bounded() || x.attempts > 1;
+    if (fresh) { // each try anew: what is left of the deadline, the attempt; a retry without Host names its backend
+      OverloadFields.forward(x, nowNanos);
     }
-    if (!headPrepared || authority == null || x.deadline.bounded()) { // a retry without Host names the backend it now goes to
+    if (fresh) {
       headPrepared = true;
       x.request.toBackend(x.conn.remote(), x.conn.secure(), authority, x.ctx.limits().trustedHops(), e.address(),
           x.conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, x.conn.channel().alloc());

@@ -1,11 +1,11 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.config.RetrySettings.RetryOn;
 import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
-import dev.fairway.route.Deadline;
 import dev.fairway.route.Route;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
@@ -46,6 +46,12 @@ public final class Exchange extends SlotHolder {
   private boolean deadlineArmed;
 
   private Phase phase = Phase.WAITING;
+  /** The backend's last {@code grpc-status}, or -1. */
+  private int lastGrpcStatus = -1;
+  /** The client named a valid criticality: its field is forwarded as it came. */
+  boolean criticalityNamed;
+  /** The backend is told the deadline in the deadline field (the client sent one, or {@code totalMs} set it). */
+  boolean forwardDeadlineMs;
   private boolean backendKeepAlive;
   private boolean clientGone;
 
@@ -62,19 +68,19 @@ public final class Exchange extends SlotHolder {
     this.backend = new BackendSide(this, authority);
   }
 
-  /** Takes the request on: its deadline ({@code grpc-timeout}; malformed: 400, gRPC INTERNAL), then a slot. */
+  /** Takes the request on: its criticality, deadline and the throttle's word ({@link Intake}), then a slot. */
   public void start() {
     record.begin(ctx, request.method());
     conn.bodyFault(requestRelay);
     if (request.hasBody()) {
       conn.pause(ReadPauses.AWAIT);
     }
-    Deadline d = Deadline.of(record.startNanos, request.grpcTimeout());
-    if (d == null) {
-      fail(Failure.MALFORMED_TIMEOUT);
+    Failure refused = Intake.admit(this, record.startNanos);
+    if (refused != null) {
+      fail(refused);
       return;
     }
-    deadline = d;
+    requestRelay.keepBody(RetryRules.keepsBody(route.overload().retry(), request.method()));
     acquire();
   }
 
@@ -105,7 +111,7 @@ public final class Exchange extends SlotHolder {
       if (clientGone) {
         finish(0, now);
       } else {
-        retryElsewhere(Failure.ofConnect(failure));
+        retryElsewhere(Failure.ofConnect(failure), RetryOn.CONNECT_FAILURE);
       }
     } else if (clientGone) {
       unused(u, now);
@@ -138,10 +144,14 @@ public final class Exchange extends SlotHolder {
     record.attempt(ctx, request.method(), nowNanos);
   }
 
-  /** The request's last byte went out: the backend has {@code responseMs} to answer, or until the deadline if sooner. */
+  /**
+   * The request's last byte went out: the backend has {@code retry.perTryTimeoutMs} (else
+   * {@code responseMs}) to answer, or until the deadline if sooner.
+   */
   void awaitResponse(long nowNanos) {
     if (phase != Phase.RESPONDING && !armed) {
-      long responseNanos = route.timeouts().responseMs() * 1_000_000L;
+      long perTry = route.overload().retry().perTryTimeoutMs();
+      long responseNanos = (perTry > 0 ? perTry : route.timeouts().responseMs()) * 1_000_000L;
       deadlineArmed = deadline.cuts(responseNanos, nowNanos);
       ctx.deadlines().arm(this, nowNanos + deadline.bound(responseNanos, nowNanos));
     }
@@ -186,6 +196,7 @@ public final class Exchange extends SlotHolder {
    * {@code grpc.errorCodes} makes it the backend's failure although HTTP said 200.
    */
   void grpcStatus(int code) {
+    lastGrpcStatus = code;
     if (route.grpcErrors().isError(code)) {
       record.grpcFailed = true;
     }
@@ -259,15 +270,23 @@ public final class Exchange extends SlotHolder {
     } else if (backend.retryable(u)) {
       release(Ending.ABORTED, now);
       requestRelay.rewind();
-      retryElsewhere(Failure.BAD_RESPONSE);
+      retryElsewhere(Failure.BAD_RESPONSE, u.multiplexed() ? RetryOn.REFUSED_STREAM : RetryOn.CONNECT_FAILURE);
     } else if (backend.timedOut() && deadlineArmed) {
       release(Ending.ABORTED, now); // the client's deadline, not the backend's fault: no failure counted
       fail(Failure.DEADLINE_EXCEEDED);
     } else {
       release(Ending.FAILED, now);
       record.connectFailure = u.cause();
-      fail(backend.timedOut() ? Failure.RESPONSE_TIMEOUT
-          : requestRelay.stalled() ? Failure.UPLOAD_STALLED : Failure.ofLostConnection(u.cause()));
+      Failure f = backend.timedOut() ? Failure.RESPONSE_TIMEOUT
+          : requestRelay.stalled() ? Failure.UPLOAD_STALLED : Failure.ofLostConnection(u.cause());
+      RetryOn why = RetryRules.afterLoss(backend.timedOut(), requestRelay.stalled(), responseRelay.informational(),
+          requestRelay.replayable());
+      if (why != null && !clientGone) {
+        requestRelay.rewind();
+        retryElsewhere(f, why);
+      } else {
+        fail(f);
+      }
     }
   }
 
@@ -365,7 +384,7 @@ public final class Exchange extends SlotHolder {
     record.status = f.status(); // a gRPC call's too: the access log and meters keep the HTTP equivalent
     record.reason = grpc ? f.reason(record.connectFailure) + " (grpc-status " + f.grpcStatus() + ")"
         : f.reason(record.connectFailure);
-    boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(),
+    boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(criticality),
         request.hasBody() && !requestRelay.ended(), grpc);
     record.bytesOut = grpc ? 0 : f.reason().length() + 1;
     finish(record.status, System.nanoTime());
@@ -378,11 +397,17 @@ public final class Exchange extends SlotHolder {
     finish(status, now);
   }
 
-  /** The exchange is over: its deadline, body copies, body-fault hook and backend head go, and its record is written. */
+  /**
+   * The exchange is over: its deadline, body copies, body-fault hook and backend head go, the
+   * throttle hears whether it was accepted, and its record is written.
+   */
   private void finish(int finalStatus, long now) {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
     requestRelay.dropReplay();
+    if (guard != null && RetryRules.accepted(finalStatus, lastGrpcStatus)) {
+      guard.accepted(now);
+    }
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
       conn.releaseBodyFault(requestRelay);
       request.release();
@@ -406,6 +431,37 @@ public final class Exchange extends SlotHolder {
   @Override
   boolean abandoned() {
     return clientGone;
+  }
+
+  @Override
+  HttpMethod method() {
+    return request.method();
+  }
+
+  /**
+   * The backend answered {@code code}: if {@code retry.on} names it and a retry may go now
+   * ({@link #retryNowElsewhere}), the answer is dropped with its connection and the request goes
+   * to the newly granted backend, its kept body sent again.
+   *
+   * @return whether the answer was dropped for a retry
+   */
+  boolean retryOnStatus(int code) {
+    RetryOn why = RetryRules.onStatus(route.overload().retry(), code);
+    if (why == null || !requestRelay.replayable() || clientGone) {
+      return false;
+    }
+    long now = System.nanoTime();
+    record.backendStatus = code;
+    record.attemptEnded(code, now, 0);
+    release(Ending.FAILED, now);
+    if (!retryNowElsewhere(why, now)) {
+      return false; // the answer goes on to the client; its slot went back already
+    }
+    dropUpstream();
+    requestRelay.rewind();
+    record.backendStatus = 0;
+    connect(endpoint(), true, now);
+    return true;
   }
 
   boolean draining() {

@@ -28,8 +28,9 @@ import java.util.function.Consumer;
  * @param limits    the listener's edge limits
  * @param draining  whether the proxy is shutting down (responses then close keep-alive)
  * @param lameDuck  told when a backend answers {@code Lame-Duck: true}
+ * @param overload  this lane's throttles and retry budgets, and the fields of criticality and deadlines
  */
 public record ExchangeContext(int lane, SlotTable table, UpstreamPool pool, ResponseDeadlines deadlines, Tally tally,
                               FairwayMetrics metrics, HttpMeters httpMeters, AccessLog accessLog, EdgeLimits limits,
-                              BooleanSupplier draining, Consumer<Endpoint> lameDuck) {
+                              BooleanSupplier draining, Consumer<Endpoint> lameDuck, OverloadLane overload) {
 }

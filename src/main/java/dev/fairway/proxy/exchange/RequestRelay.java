@@ -34,6 +34,8 @@ final class RequestRelay implements Consumer<Failure> {
   private int replayBytes;
   /** More body went to the stream than {@link #REPLAY_LIMIT}, or the response began: no replay. */
   private boolean replayLost;
+  /** The body is kept on HTTP/1.1 connections too: the service retries requests a backend may have acted on. */
+  private boolean keepOnConnections;
   private ScheduledFuture<?> uploadTimer;
   /** The request's last part came from the client. */
   private boolean ended;
@@ -171,9 +173,17 @@ final class RequestRelay implements Consumer<Failure> {
     }
   }
 
-  /** Keeps a copy of {@code c}, about to go to {@code u}, if that is a stream and the limit allows. */
+  /**
+   * Keeps what is sent to HTTP/1.1 connections too, not only to HTTP/2 streams: the service may
+   * retry this request after a reset or a 5xx ({@link RetryRules#keepsBody}).
+   */
+  void keepBody(boolean onConnections) {
+    keepOnConnections = onConnections;
+  }
+
+  /** Keeps a copy of {@code c}, about to go to {@code u}, if that is a stream (or kept anyway) and the limit allows. */
   private void keep(Upstream u, HttpContent c) {
-    if (!u.multiplexed() || replayLost) {
+    if (!u.multiplexed() && !keepOnConnections || replayLost) {
       return;
     }
     replayBytes += c.content().readableBytes();

@@ -94,6 +94,9 @@ final class ResponseRelay {
    * written from them ({@link RawResponse#toClient}); a bodiless response ends here.
    */
   private void onRawResponse(RawResponse r) {
+    if (x.retryOnStatus(r.status())) {
+      return;
+    }
     closeClient = !clientKeepAlive || x.draining();
     boolean bodyless = r.bodyLength() == 0;
     Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
@@ -145,6 +148,10 @@ final class ResponseRelay {
       informational = true;
       relayInformational(r);
       return false;
+    }
+    if (x.retryOnStatus(code)) {
+      ReferenceCountUtil.release(r);
+      return true;
     }
     x.requestRelay.dropReplay(); // answered: processed, never sent again
     HttpHeaders h = r.headers();

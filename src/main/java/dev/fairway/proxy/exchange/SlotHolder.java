@@ -1,7 +1,10 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.config.RetrySettings;
+import dev.fairway.config.RetrySettings.RetryOn;
 import dev.fairway.metrics.ServiceMeters;
+import dev.fairway.overload.Criticality;
 import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.route.Deadline;
@@ -9,6 +12,7 @@ import dev.fairway.route.Route;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.Waiter;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -30,11 +34,16 @@ abstract class SlotHolder extends Waiter {
   final ServiceMeters meters;
   final ExchangeRecord record;
   private ScheduledFuture<?> waitTimer;
-  private boolean retried;
+  /** Tries so far, this one included: 1 until the first retry. */
+  int attempts = 1;
   /** What a retry that finds no slot in time answers (the failure that caused it). */
   private Failure retryFailure;
   /** When the request must be done: waits end by then, and a grant after it is not used. */
   Deadline deadline = Deadline.NONE;
+  /** How much the request matters: its place in the queue, its wait, who is throttled first. */
+  Criticality criticality = Criticality.CRITICAL;
+  /** The service's throttle and retry budget on this event loop; set when the request is admitted. */
+  ServiceGuard guard;
   /** The slot went back before the response ended: its client held the response back ({@link #giveSlotBackEarly}). */
   private boolean slotGivenBack;
 
@@ -57,6 +66,9 @@ abstract class SlotHolder extends Waiter {
   /** Whether the client is gone: a late grant is given back at once. */
   abstract boolean abandoned();
 
+  /** The request's method (which retries it may have). */
+  abstract HttpMethod method();
+
   /** Releases the slot and finishes the exchange with {@code status} (0: the connection was cut). */
   abstract void end(Ending outcome, int status, long nowNanos);
 
@@ -76,9 +88,9 @@ abstract class SlotHolder extends Waiter {
     }
   }
 
-  /** Waits up to {@code waitTimeoutMs}, or until the deadline if that comes first. */
+  /** Waits up to its class's {@code waitTimeoutMs}, or until the deadline if that comes first. */
   private void awaitSlot() {
-    long waitNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs()), System.nanoTime());
+    long waitNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality)), System.nanoTime());
     if (waitNanos == 0) {
       onWaitTimeout();
       return;
@@ -93,7 +105,7 @@ abstract class SlotHolder extends Waiter {
       long now = System.nanoTime();
       meters.slotTimeouts().increment();
       meters.slotWait().record(now - enqueuedNanos(), TimeUnit.NANOSECONDS);
-      fail(deadline.passed(now) ? Failure.DEADLINE_EXCEEDED : retried ? retryFailure : Failure.SLOT_TIMEOUT);
+      fail(deadline.passed(now) ? Failure.DEADLINE_EXCEEDED : attempts > 1 ? retryFailure : Failure.SLOT_TIMEOUT);
     }
   }
 
@@ -108,7 +120,7 @@ abstract class SlotHolder extends Waiter {
       if (abandoned()) {
         end(Ending.ABORTED, 0, now);
       } else {
-        connect(endpoint, retried, now);
+        connect(endpoint, attempts > 1, now);
       }
     });
   }
@@ -134,25 +146,50 @@ abstract class SlotHolder extends Waiter {
   }
 
   /**
-   * Retries once, never on the backend that just failed and always on a new connection (a pooled
-   * one could be just as stale). If every other backend is full, the retry waits for a slot on one
-   * of them for what is left of {@code waitTimeoutMs} (less what the request already waited, and
-   * never past the deadline); if that is not possible, or the time runs out, the client gets
-   * {@code otherwise} (or 504 once the deadline has passed).
+   * Whether a try that failed for {@code why} may go to another backend: the service's
+   * {@code retry.on} names it and tries are left; a request a backend may have acted on (after a
+   * reset or a 5xx) also needs a method that {@code retry.methods} lists and room in the retry
+   * budget. Requests no backend received (a failed connect, a refused stream) add no load, so the
+   * budget does not limit them.
    */
-  final void retryElsewhere(Failure otherwise) {
-    if (retried) {
+  final boolean mayRetry(RetryOn why, long nowNanos) {
+    RetrySettings r = route.overload().retry();
+    if (attempts >= r.maxAttempts() || !r.on().contains(why)) {
+      return false;
+    }
+    if (why == RetryOn.CONNECT_FAILURE || why == RetryOn.REFUSED_STREAM) {
+      return true;
+    }
+    if (!r.methods().contains(method().name())) {
+      return false;
+    }
+    if (guard.mayRetry(nowNanos)) {
+      return true;
+    }
+    meters.retryBudgetExhausted().increment();
+    return false;
+  }
+
+  /**
+   * Tries again if {@link #mayRetry} allows, never on the backend that just failed and always on a
+   * new connection (a pooled one could be just as stale). If every other backend is full, the retry
+   * waits for a slot on one of them for what is left of the wait (less what the request already
+   * waited, and never past the deadline); if that is not possible, or the time runs out, the client
+   * gets {@code otherwise} (or 504 once the deadline has passed).
+   */
+  final void retryElsewhere(Failure otherwise, RetryOn why) {
+    long now = System.nanoTime();
+    if (!mayRetry(why, now)) {
       fail(otherwise);
       return;
     }
-    retried = true;
+    attempts++;
     retryFailure = otherwise;
-    long now = System.nanoTime();
     if (deadline.passed(now)) {
       fail(Failure.DEADLINE_EXCEEDED);
       return;
     }
-    long budgetNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs()) - record.waitNanos, now);
+    long budgetNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality)) - record.waitNanos, now);
     switch (ctx.table().acquireExcept(route.slots(), this, now, endpoint(), budgetNanos > 0)) {
       case GRANTED -> {
         meters.retries().increment();
@@ -164,6 +201,27 @@ abstract class SlotHolder extends Waiter {
       }
       default -> fail(otherwise);
     }
+  }
+
+  /**
+   * After a backend's answer the request may go elsewhere ({@link #mayRetry}), but only to a
+   * backend with a free slot now: its slot (released already) counts the failure, and the retry
+   * takes a slot of another member without waiting. An overload answer while the whole service is
+   * full is passed back, not retried (retrying overload amplifies it).
+   *
+   * @return whether the retry has a slot (the caller drops the answer and connects); if not, the
+   *     answer goes to the client
+   */
+  final boolean retryNowElsewhere(RetryOn why, long nowNanos) {
+    if (deadline.passed(nowNanos) || !mayRetry(why, nowNanos)) {
+      return false;
+    }
+    if (ctx.table().acquireExcept(route.slots(), this, nowNanos, endpoint(), false) != Admission.GRANTED) {
+      return false;
+    }
+    attempts++;
+    meters.retries().increment();
+    return true;
   }
 
   /**

@@ -41,10 +41,11 @@ public interface ClientRequest {
   String grpcTimeout();
 
   /**
-   * The backend's head carries {@code grpc-timeout: value} instead of the client's (what is left of
-   * the deadline); takes effect at the next {@link #toBackend}.
+   * The backend's head carries {@code lowerName: value} instead of the client's fields of that
+   * name ({@code null}: none of them), such as what is left of the deadline in
+   * {@code grpc-timeout}; takes effect at the next {@link #toBackend}.
    */
-  void forwardGrpcTimeout(String value);
+  void forwardField(String lowerName, String value);
 
   /** Whether a body follows the head (RFC 9112 §6.3: only a framing field says so). */
   boolean hasBody();

@@ -115,8 +115,12 @@ public final class DecodedRequest implements ClientRequest {
 
   /** Edits the header map, which is the backend's head once {@link #toBackend} has run. */
   @Override
-  public void forwardGrpcTimeout(String value) {
-    req.headers().set(GRPC_TIMEOUT, value);
+  public void forwardField(String lowerName, String value) {
+    if (value == null) {
+      req.headers().remove(lowerName);
+    } else {
+      req.headers().set(lowerName, value);
+    }
   }
 
   @Override

@@ -27,6 +27,8 @@ public enum Failure {
   NO_BACKEND(503, "no healthy backend available", true, false, GrpcStatus.UNAVAILABLE),
   SLOT_TIMEOUT(503, "no free slot within the wait timeout", true, false, GrpcStatus.UNAVAILABLE),
   QUEUE_FULL(503, "too many requests waiting for a free slot", true, false, GrpcStatus.UNAVAILABLE),
+  /** Adaptive throttling refused it locally: the service's backends have been refusing requests. */
+  THROTTLED(503, "throttled: the service's backends are refusing requests", true, false, GrpcStatus.UNAVAILABLE),
   CONNECT_FAILED(503, "could not connect to a backend", true, false, GrpcStatus.UNAVAILABLE),
   /** The backend's TLS handshake failed (untrusted or misnamed certificate, client certificate refused, ...). */
   BACKEND_TLS(502, "TLS handshake with the backend failed", false, false, GrpcStatus.UNAVAILABLE),
@@ -37,6 +39,8 @@ public enum Failure {
   MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true, GrpcStatus.INTERNAL),
   /** A {@code grpc-timeout} that is not 1-8 digits and a unit (gRPC servers answer it with INTERNAL). */
   MALFORMED_TIMEOUT(400, "malformed grpc-timeout", false, false, GrpcStatus.INTERNAL),
+  /** A deadline field ({@code X-Request-Timeout-Ms}) that is not a number of milliseconds. */
+  MALFORMED_DEADLINE(400, "malformed deadline field; expected milliseconds", false, false, GrpcStatus.INVALID_ARGUMENT),
   HEADERS_TOO_LARGE(431, "request headers too large", false, true, GrpcStatus.INTERNAL),
   URI_TOO_LONG(414, "request line too long", false, true, GrpcStatus.INTERNAL),
   REQUEST_TIMEOUT(408, "request headers not complete in time", false, true, GrpcStatus.DEADLINE_EXCEEDED),

@@ -53,8 +53,8 @@ public final class RawRequest implements ClientRequest {
   /** {@code content-type} and {@code grpc-timeout} (the first of each), or {@code null}. */
   private String contentType;
   private String grpcTimeout;
-  /** What the backend's head says in place of the client's {@code grpc-timeout}, or {@code null}. */
-  private String forwardedTimeout;
+  /** Fields the backend's head carries in place of the client's ({@link #forwardField}). */
+  private final ForwardedFields replaced = new ForwardedFields();
   /** The backend's head, once made: kept for a retry, released when the exchange is over. */
   private ByteBuf backendHead;
 
@@ -261,9 +261,7 @@ public final class RawRequest implements ClientRequest {
       int colon = indexOf(h, (byte) ':', s, e);
       switch (ForwardingRules.request(h, s, colon - s, connection)) {
         case KEEP -> {
-          if (forwardedTimeout != null && colon - s == GRPC_TIMEOUT.length() && nameIs(h, s, GRPC_TIMEOUT)) {
-            field(out, GRPC_TIMEOUT, forwardedTimeout);
-          } else {
+          if (!replaced.names(h, s, colon - s)) {
             out.writeBytes(h, s, e + 2 - s);
           }
         }
@@ -282,6 +280,11 @@ public final class RawRequest implements ClientRequest {
       field(out, "X-Forwarded-Host", forwardedHost);
     }
     field(out, "Via", ForwardingRules.via(priorVia, via));
+    for (int i = 0; i < replaced.size(); i++) {
+      if (replaced.value(i) != null) {
+        field(out, replaced.name(i), replaced.value(i));
+      }
+    }
     field(out, "Host", authority != null ? authority : fallbackHost);
     backendHead = out.writeByte('\r').writeByte('\n');
   }
@@ -339,8 +342,8 @@ public final class RawRequest implements ClientRequest {
   }
 
   @Override
-  public void forwardGrpcTimeout(String value) {
-    forwardedTimeout = value;
+  public void forwardField(String lowerName, String value) {
+    replaced.put(lowerName, value);
   }
 
   @Override

@@ -1,0 +1,76 @@
+package dev.fairway.proxy.exchange;
+
+import dev.fairway.config.RetrySettings;
+import dev.fairway.config.ServiceOverload;
+import dev.fairway.config.ThrottleSettings;
+import dev.fairway.overload.AdaptiveThrottle;
+import dev.fairway.overload.Criticality;
+import dev.fairway.overload.RetryBudget;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One service's overload state on one event loop: its adaptive throttle and its retry budget.
+ * Each event loop keeps its own (as each client task does in the SRE book), so nothing here is
+ * shared or locked; what metrics read of it is the last count seen.
+ *
+ * <p>Example: with {@code throttle.k} 2, after 100 requests of which 30 were accepted,
+ * {@link #admit} refuses a new request with probability (100 - 60) / 101, sheddable ones first;
+ * with {@code retry.budgetPercent} 10, {@link #mayRetry} allows about one retry per ten requests.
+ */
+final class ServiceGuard {
+  /** The retry budget's window. */
+  static final long BUDGET_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  final ServiceOverload policy;
+  private final AdaptiveThrottle throttle;
+  private final RetryBudget budget;
+  /** What the throttle counted last: read by metrics from other threads, never exact. */
+  private volatile long requests;
+  private volatile long accepts;
+
+  /** @param lanes how many event loops share {@code minRetriesPerSecond} */
+  ServiceGuard(ServiceOverload policy, int lanes) {
+    this.policy = policy;
+    ThrottleSettings t = policy.throttle();
+    this.throttle = t.enabled() ? new AdaptiveThrottle(t.k(), TimeUnit.MILLISECONDS.toNanos(t.windowMs())) : null;
+    RetrySettings r = policy.retry();
+    this.budget = new RetryBudget(r.budgetPercent(), r.minRetriesPerSecond() / Math.max(1, lanes), BUDGET_WINDOW_NANOS);
+  }
+
+  /** A new request of class {@code c}: whether the throttle lets it on ({@code random01} in [0, 1)). */
+  boolean admit(Criticality c, long nowNanos, double random01) {
+    budget.request(nowNanos);
+    if (throttle == null) {
+      return true;
+    }
+    boolean admitted = throttle.admit(c, nowNanos, random01);
+    note(nowNanos);
+    return admitted;
+  }
+
+  /** The request got an answer that is not an overload signal. */
+  void accepted(long nowNanos) {
+    if (throttle != null) {
+      throttle.accepted(nowNanos);
+      note(nowNanos);
+    }
+  }
+
+  /** Whether a retry that may add load to a backend fits the budget; if so, it is spent. */
+  boolean mayRetry(long nowNanos) {
+    return budget.tryRetry(nowNanos);
+  }
+
+  private void note(long nowNanos) {
+    requests = throttle.requests(nowNanos);
+    accepts = throttle.accepts(nowNanos);
+  }
+
+  long requests() {
+    return requests;
+  }
+
+  long accepts() {
+    return accepts;
+  }
+}
