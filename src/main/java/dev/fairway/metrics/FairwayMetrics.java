@@ -64,7 +64,9 @@ public final class FairwayMetrics {
         counter("fairway_slot_rejections_no_backend", name, "Requests rejected because no backend was available"),
         counter("fairway_retries", name, "Requests retried on another backend after a failed connect"),
         counter("fairway_slow_client_slot_releases", name,
-            "Responses whose client held them back for slowClientMs, so their slot went back before they ended"));
+            "Responses whose client held them back for slowClientMs, so their slot went back before they ended"),
+        counter("fairway_requests_shed", name,
+            "Waiting requests refused to make room for a more critical one when maxWaiting were waiting"));
   }
 
   private Counter counter(String meter, String service, String description) {

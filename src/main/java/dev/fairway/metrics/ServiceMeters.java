@@ -15,7 +15,8 @@ import io.micrometer.core.instrument.Timer;
  * @param noBackend     requests rejected because no backend of the subset was available
  * @param retries       requests retried on another backend after a failed connect
  * @param slowClients   responses whose client held them back for {@code slowClientMs}: their slot was handed back
+ * @param shed          waiting requests refused to make room for a more critical one in a full queue
  */
 public record ServiceMeters(Timer slotWait, Counter slotTimeouts, Counter queueFull, Counter noBackend,
-                            Counter retries, Counter slowClients) {
+                            Counter retries, Counter slowClients, Counter shed) {
 }
