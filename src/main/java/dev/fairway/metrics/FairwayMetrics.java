@@ -75,7 +75,9 @@ public final class FairwayMetrics {
         counter("fairway_throttled", name, "Requests refused locally by adaptive throttling"),
         counter("fairway_retry_budget_exhausted", name, "Retries not made because the retry budget was spent"),
         counter("fairway_slow_client_slot_releases", name,
-            "Responses whose client held them back for slowClientMs, so their slot went back before they ended"));
+            "Responses whose client held them back for slowClientMs, so their slot went back before they ended"),
+        counter("fairway_requests_shed", name,
+            "Waiting requests refused to make room for a more critical one when maxWaiting were waiting"));
   }
 
   private Counter counter(String meter, String service, String description) {

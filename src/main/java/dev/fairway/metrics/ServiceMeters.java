@@ -17,7 +17,9 @@ import io.micrometer.core.instrument.Timer;
  * @param throttled     requests refused locally by adaptive throttling
  * @param retryBudgetExhausted retries not made because the retry budget was spent
  * @param slowClients   responses whose client held them back for {@code slowClientMs}: their slot was handed back
+ * @param shed          waiting requests refused to make room for a more critical one in a full queue
  */
 public record ServiceMeters(Timer slotWait, Counter slotTimeouts, Counter queueFull, Counter noBackend,
-                            Counter retries, Counter throttled, Counter retryBudgetExhausted, Counter slowClients) {
+                            Counter retries, Counter throttled, Counter retryBudgetExhausted, Counter slowClients,
+                            Counter shed) {
 }

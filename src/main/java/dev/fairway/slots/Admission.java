@@ -13,6 +13,9 @@ public enum Admission {
   QUEUED,
   /** No backend of the subset is available at all (unhealthy, lame duck, none configured). */
   NO_BACKEND,
-  /** Every backend is full and {@code maxWaiting} requests already wait. */
+  /**
+   * Every backend is full and {@code maxWaiting} requests already wait, none of a class below this
+   * request's (else the newest of the lowest such class is shed and this one waits).
+   */
   QUEUE_FULL
 }

@@ -12,7 +12,7 @@ import java.util.List;
  * <p>Example: members b1, b2, b3, all full but b1 with a free slot; a retry that excludes b1 gets
  * no slot from {@link #takeExcept} and waits; a request arriving next takes b1's free slot
  * ({@link #takeExcluded}); when b1 frees another slot, the hand-off asks {@link #waiterFor} for
- * the oldest waiter that may use it, which skips the retry.
+ * the first waiter that may use it, which skips the retry.
  */
 final class Handoff {
   private Handoff() {
@@ -99,13 +99,8 @@ final class Handoff {
     return false;
   }
 
-  /** The oldest queued waiter of {@code service} that may use a slot of {@code e}, or {@code null}. */
+  /** The first queued waiter of {@code service}, in serving order, that may use a slot of {@code e}, or {@code null}. */
   static Waiter waiterFor(ServiceSlots service, Endpoint e) {
-    for (Waiter w = service.head(); w != null; w = w.next) {
-      if (w.excluded != e) {
-        return w;
-      }
-    }
-    return null;
+    return service.queue.firstAllowedOn(e);
   }
 }

@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One service's part of the {@link SlotTable}: its members, strategies, service-wide cap and FIFO
- * of waiters.
+ * One service's part of the {@link SlotTable}: its members, strategies, service-wide cap and queue
+ * of waiters (by criticality, FIFO within a class).
  *
  * <p>Example: a service with {@code maxActive} 5 over a pool of capacity 50 has at most five
  * requests in flight, and its sixth request waits even while the pool has free slots.
@@ -66,9 +66,8 @@ public final class ServiceSlots {
   volatile OutlierSettings outliers = OutlierSettings.DEFAULTS;
   volatile SlowStart slowStart = SlowStart.OFF;
   final AtomicInteger active = new AtomicInteger();
-  /** Queued waiters, oldest first; every one of them is WAITING (cancel unlinks at once). */
-  private Waiter first;
-  private Waiter last;
+  /** Queued waiters, by class and then oldest first; every one of them is WAITING (cancel unlinks at once). */
+  final WaitQueue queue = new WaitQueue();
 
   ServiceSlots(String name, int laneCount) {
     this.name = name;
@@ -174,46 +173,45 @@ public final class ServiceSlots {
     return cap == 0 || active.get() < cap;
   }
 
-  /** The oldest queued waiter, or {@code null}. Under the lock. */
+  /** The waiter to serve next (see {@link WaitQueue#head}), or {@code null}. Under the lock. */
   Waiter head() {
-    return first;
+    return queue.head();
   }
 
-  /** Appends a waiter to the queue. Under the lock. */
-  void enqueue(Waiter w) {
-    w.prev = last;
-    w.next = null;
-    if (last == null) {
-      first = w;
-    } else {
-      last.next = w;
+  /**
+   * Queues {@code w}, announced in {@link #waiting} already, unless {@link #maxWaiting} others wait:
+   * then the newest waiter of the least important class below {@code w}'s is refused (CANCELLED,
+   * told by {@link Waiter#shed}) to make room, or, if none ranks below it, {@code w} is. Under the lock.
+   *
+   * @return {@link Admission#QUEUED} or {@link Admission#QUEUE_FULL}
+   */
+  Admission enqueue(Waiter w, long seq, long nowNanos) {
+    if (waiting > maxWaiting) {
+      Waiter victim = queue.newestBelow(w.criticality());
+      if (victim == null) {
+        waiting--;
+        return Admission.QUEUE_FULL;
+      }
+      queue.remove(victim);
+      waiting--;
+      victim.state = Waiter.State.CANCELLED;
+      victim.shed();
     }
-    last = w;
+    w.state = Waiter.State.WAITING;
+    w.seq = seq;
+    w.enqueuedNanos = nowNanos;
+    queue.add(w);
+    return Admission.QUEUED;
   }
 
   /** Takes a waiter out of the queue, wherever it is. Under the lock. */
   void unlink(Waiter w) {
-    if (w.prev == null) {
-      first = w.next;
-    } else {
-      w.prev.next = w.next;
-    }
-    if (w.next == null) {
-      last = w.prev;
-    } else {
-      w.next.prev = w.prev;
-    }
-    w.prev = null;
-    w.next = null;
+    queue.remove(w);
   }
 
   /** How many waiters the queue holds (for tests). Under the lock. */
   int queued() {
-    int n = 0;
-    for (Waiter w = first; w != null; w = w.next) {
-      n++;
-    }
-    return n;
+    return queue.size();
   }
 
   boolean anyAvailable() {

@@ -14,7 +14,9 @@ import java.util.Map;
 
 /**
  * The process-wide table of capacity slots: per backend the active count and capacity, per
- * service the strategy, the service-wide cap and a FIFO of waiters (seed 000's coordinator).
+ * service the strategy, the service-wide cap and a {@link WaitQueue} of waiters (seed 000's
+ * coordinator, with the SRE book's criticality: more important requests are served first, and
+ * shed last when too many wait).
  *
  * <p>Example: b1 with capacity 2 and a service over b1 alone: two {@link #acquire acquires} are
  * {@code GRANTED}, the third is {@code QUEUED}; when the first {@link #release releases}, the
@@ -136,8 +138,8 @@ public final class SlotTable {
    *
    * @param lane the calling event loop's index; each lane picks with a strategy of its own
    * @return {@link Admission#GRANTED} (see {@link Waiter#endpoint()}), {@link Admission#QUEUED}
-   *     (the waiter is later {@link Waiter#granted granted} unless {@link #cancel cancelled}), or a
-   *     rejection
+   *     (the waiter is later {@link Waiter#granted granted}, unless {@link #cancel cancelled} or
+   *     {@link Waiter#shed shed} for a more critical newcomer), or a rejection
    */
   public Admission acquire(ServiceSlots service, Waiter waiter, long nowNanos, int lane) {
     waiter.service = service;
@@ -174,15 +176,7 @@ public final class SlotTable {
       service.waiting--;
       return Admission.NO_BACKEND;
     }
-    if (service.waiting > service.maxWaiting) {
-      service.waiting--;
-      return Admission.QUEUE_FULL;
-    }
-    waiter.state = Waiter.State.WAITING;
-    waiter.seq = nextSeq++;
-    waiter.enqueuedNanos = nowNanos;
-    service.enqueue(waiter);
-    return Admission.QUEUED;
+    return service.enqueue(waiter, nextSeq++, nowNanos);
   }
 
   /**
@@ -201,20 +195,19 @@ public final class SlotTable {
     }
     service.waiting++; // announced before the last look, as in acquire: no release goes unseen
     Endpoint e = Handoff.takeExcept(service, service.shared, excluded, nowNanos);
-    if (e != null || !mayQueue || service.waiting > service.maxWaiting) {
+    if (e != null || !mayQueue) {
       service.waiting--;
       if (e == null) {
-        return mayQueue ? Admission.QUEUE_FULL : Admission.NO_BACKEND;
+        return Admission.NO_BACKEND;
       }
       waiter.grant(e);
       return Admission.GRANTED;
     }
-    waiter.excluded = excluded;
-    waiter.state = Waiter.State.WAITING;
-    waiter.seq = nextSeq++;
-    waiter.enqueuedNanos = nowNanos;
-    service.enqueue(waiter);
-    return Admission.QUEUED;
+    Admission a = service.enqueue(waiter, nextSeq++, nowNanos);
+    if (a == Admission.QUEUED) {
+      waiter.excluded = excluded;
+    }
+    return a;
   }
 
   /**
@@ -239,9 +232,9 @@ public final class SlotTable {
   }
 
   /**
-   * Gives back the slot a waiter holds and hands it to the oldest waiter that can use it; after a
-   * fast failure the backend's slot stays taken for the rest of the failure penalty, and a failure
-   * streak may hold the backend back. Releasing twice, or a waiter that holds no slot, does
+   * Gives back the slot a waiter holds and hands it to the first waiter (most critical, then
+   * oldest) that can use it; after a fast failure the backend's slot stays taken for the rest of
+   * the failure penalty, and a failure streak may hold the backend back. Releasing twice, or a waiter that holds no slot, does
    * nothing. Call it on the waiter's own lane (its event loop).
    *
    * @return {@code true} if a slot was released
@@ -375,30 +368,33 @@ public final class SlotTable {
     return s == null ? null : new TableView.ServiceCounts(s.active.get(), s.waiting);
   }
 
-  /** Serves queued waiters, oldest first across {@code candidates}, while slots are free. */
+  /**
+   * Serves queued waiters while slots are free, across {@code candidates} the most important class
+   * first and the oldest first within a class ({@link WaitQueue#servedBefore}).
+   */
   private void dispatch(List<ServiceSlots> candidates, long nowNanos) {
     while (!candidates.isEmpty()) {
       ServiceSlots best = null;
-      Waiter oldest = null;
+      Waiter first = null;
       for (int i = candidates.size() - 1; i >= 0; i--) {
         ServiceSlots x = candidates.get(i);
         Waiter h = x.belowCap() ? x.head() : null;
         if (h == null) {
           candidates.remove(i);
-        } else if (oldest == null || h.seq < oldest.seq) {
+        } else if (first == null || WaitQueue.servedBefore(h, first)) {
           best = x;
-          oldest = h;
+          first = h;
         }
       }
       if (best == null) {
         return;
       }
-      Endpoint e = oldest.excluded == null ? Handoff.pickAndTake(best, best.shared, nowNanos)
-          : Handoff.takeExcept(best, best.shared, oldest.excluded, nowNanos);
-      if (e == null && oldest.excluded != null) {
+      Endpoint e = first.excluded == null ? Handoff.pickAndTake(best, best.shared, nowNanos)
+          : Handoff.takeExcept(best, best.shared, first.excluded, nowNanos);
+      if (e == null && first.excluded != null) {
         e = Handoff.pickAndTake(best, best.shared, nowNanos); // a slot only the retry cannot use
-        oldest = e == null ? null : Handoff.waiterFor(best, e);
-        if (oldest == null && e != null) {
+        first = e == null ? null : Handoff.waiterFor(best, e);
+        if (first == null && e != null) {
           e.release();
           best.shared.onSlotFreed(e);
           best.releaseServiceSlot();
@@ -409,10 +405,10 @@ public final class SlotTable {
         candidates.remove(best);
         continue;
       }
-      best.unlink(oldest);
+      best.unlink(first);
       best.waiting--;
-      oldest.grant(e);
-      oldest.granted(e);
+      first.grant(e);
+      first.granted(e);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.fairway.slots;
 
 import dev.fairway.balancer.Endpoint;
+import dev.fairway.overload.Criticality;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -13,9 +14,10 @@ import java.lang.invoke.VarHandle;
  * event loop and return.
  *
  * <p>The state moves NEW → GRANTED → RELEASED, or NEW → WAITING → GRANTED → RELEASED, or
- * NEW → WAITING → CANCELLED. Moves out of WAITING happen under the table's lock, so a grant
- * racing a timeout resolves to exactly one of the two; GRANTED → RELEASED is an atomic
- * compare-and-set, so a slot is released at most once.
+ * NEW → WAITING → CANCELLED (timed out, client gone, or {@link #shed shed} for a more critical
+ * request). Moves out of WAITING happen under the table's lock, so a grant racing a timeout
+ * resolves to exactly one of the two; GRANTED → RELEASED is an atomic compare-and-set, so a slot
+ * is released at most once.
  */
 public abstract class Waiter {
   enum State { NEW, WAITING, GRANTED, CANCELLED, RELEASED }
@@ -31,6 +33,9 @@ public abstract class Waiter {
   }
 
   volatile State state = State.NEW;
+  private Criticality criticality = Criticality.CRITICAL;
+  /** The rank of the class it waits in, fixed when queued ({@link WaitQueue#add}). */
+  int queuedRank;
   long seq;
   long enqueuedNanos;
   int lane;
@@ -66,6 +71,19 @@ public abstract class Waiter {
     return service;
   }
 
+  /** How much this request matters; {@link Criticality#CRITICAL} unless set. */
+  public final Criticality criticality() {
+    return criticality;
+  }
+
+  /**
+   * Sets how much this request matters, before {@link SlotTable#acquire}: it orders the wait queue
+   * and decides who is shed when the queue is full. A change while it waits counts from its next wait.
+   */
+  public final void criticality(Criticality c) {
+    criticality = c == null ? Criticality.CRITICAL : c;
+  }
+
   /** When it started waiting ({@code nowNanos} of {@link SlotTable#acquire}). */
   public final long enqueuedNanos() {
     return enqueuedNanos;
@@ -76,4 +94,11 @@ public abstract class Waiter {
    * hand off and return; never call back into the table from here.
    */
   protected abstract void granted(Endpoint endpoint);
+
+  /**
+   * A queued waiter was refused to make room for a more critical request in a full queue; it no
+   * longer waits (its {@link SlotTable#cancel} returns {@code false}). Called under the table's lock
+   * from any thread: hand off and return; never call back into the table from here.
+   */
+  protected abstract void shed();
 }

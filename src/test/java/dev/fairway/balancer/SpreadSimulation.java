@@ -124,6 +124,10 @@ final class SpreadSimulation {
     protected void granted(Endpoint endpoint) {
       at(now, () -> deliver(this, endpoint));
     }
+
+    @Override
+    protected void shed() {
+    }
   }
 
   private final StrategyName strategy;

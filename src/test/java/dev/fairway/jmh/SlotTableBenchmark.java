@@ -53,6 +53,10 @@ public class SlotTableBenchmark {
     protected void granted(Endpoint endpoint) {
       grantedTo = endpoint;
     }
+
+    @Override
+    protected void shed() {
+    }
   }
 
   /** One service over two backends of capacity 1000 each: requests never wait. */

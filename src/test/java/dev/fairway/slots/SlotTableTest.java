@@ -29,6 +29,11 @@ class SlotTableTest {
     protected void granted(Endpoint endpoint) {
       grants.add(endpoint.id());
     }
+
+    @Override
+    protected void shed() {
+      grants.add("shed");
+    }
   }
 
   private void twoWorkers(StrategyName strategy, int maxWaiting, int maxActive) {
@@ -185,6 +190,10 @@ class SlotTableTest {
           Waiter w = new Waiter() {
             @Override
             protected void granted(Endpoint endpoint) {
+            }
+
+            @Override
+            protected void shed() {
             }
           };
           Admission a = shared.acquire(shared.service("s"), w, i, myLane);

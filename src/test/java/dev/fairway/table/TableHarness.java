@@ -183,6 +183,10 @@ abstract class TableHarness {
       @Override
       protected void granted(Endpoint endpoint) {
       }
+
+      @Override
+      protected void shed() {
+      }
     };
   }
 

@@ -126,10 +126,32 @@ abstract class SlotHolder extends Waiter {
   }
 
   /**
+   * The table refused this waiting request to make room for a more critical one: 503 (gRPC 14)
+   * with {@code Retry-After}, on the exchange's own loop.
+   */
+  @Override
+  protected final void shed() {
+    loop().execute(() -> {
+      cancelWaitTimer();
+      long now = System.nanoTime();
+      long waited = now - enqueuedNanos();
+      record.waitNanos += waited;
+      meters.slotWait().record(waited, TimeUnit.NANOSECONDS);
+      meters.shed().increment();
+      if (abandoned()) {
+        end(Ending.ABORTED, 0, now);
+      } else {
+        fail(Failure.SHED);
+      }
+    });
+  }
+
+  /**
    * Stops waiting for a slot, if the request waits: its timer stops and it leaves the queue.
    *
    * @return whether the wait ended here, before any grant (a grant already on its way to
-   *         {@link #granted} sees the exchange abandoned and gives the slot back)
+   *         {@link #granted} sees the exchange abandoned and gives the slot back; so does a
+   *         {@link #shed} on its way)
    */
   final boolean cancelWait() {
     return cancelWaitTimer() && ctx.table().cancel(this);

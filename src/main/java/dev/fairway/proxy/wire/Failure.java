@@ -29,6 +29,9 @@ public enum Failure {
   QUEUE_FULL(503, "too many requests waiting for a free slot", true, false, GrpcStatus.UNAVAILABLE),
   /** Adaptive throttling refused it locally: the service's backends have been refusing requests. */
   THROTTLED(503, "throttled: the service's backends are refusing requests", true, false, GrpcStatus.UNAVAILABLE),
+  /** A waiting request refused to make room for a more critical one ({@code maxWaiting} were waiting). */
+  SHED(503, "shed: the queue is full and a more critical request needed the place", true, false,
+      GrpcStatus.UNAVAILABLE),
   CONNECT_FAILED(503, "could not connect to a backend", true, false, GrpcStatus.UNAVAILABLE),
   /** The backend's TLS handshake failed (untrusted or misnamed certificate, client certificate refused, ...). */
   BACKEND_TLS(502, "TLS handshake with the backend failed", false, false, GrpcStatus.UNAVAILABLE),
