@@ -120,7 +120,8 @@
       fact('strategy', s.strategy),
       fact('waiting', s.waiting, s.waiting > 0 ? 'busy' : ''),
       fact('active', s.active),
-      fact('subset: client', `${s.clientId} of ${s.clientCount}`));
+      fact('subset: client', `${s.clientId} of ${s.clientCount}`),
+      ...overloadFacts(s.name));
     drawSpark(view.spark, seriesFor(serviceHistory, s.name).qps, 'requests/s to ' + s.name);
 
     const ids = new Set(s.backends.map((b) => b.id));
@@ -282,10 +283,56 @@
     }
   }
 
+  // Overload control per service, from /metrics: the adaptive throttle's refusal probability, and
+  // refusals, sheds and retries per second since the previous poll.
+  const OVERLOAD_METRIC = /^fairway_(throttle_reject_probability|throttled_total|requests_shed_total|retries_total)\{service="([^"]*)"\}\s+(\S+)/;
+  /** service -> { now: counters of this poll, last: of the previous, at, lastAt } */
+  const overload = new Map();
+
+  function parseOverload(text, now) {
+    for (const line of text.split('\n')) {
+      const m = OVERLOAD_METRIC.exec(line);
+      if (!m) continue;
+      let o = overload.get(m[2]);
+      if (!o) {
+        o = { now: {}, last: null, at: now, lastAt: now };
+        overload.set(m[2], o);
+      }
+      if (o.at !== now) {
+        o.last = o.now;
+        o.lastAt = o.at;
+        o.now = {};
+        o.at = now;
+      }
+      o.now[m[1]] = Number(m[3]);
+    }
+  }
+
+  function overloadFacts(service) {
+    const o = overload.get(service);
+    if (!o) return [];
+    const rate = (key) => {
+      const seconds = (o.at - o.lastAt) / 1000;
+      return o.last && seconds > 0 ? Math.max(0, ((o.now[key] || 0) - (o.last[key] || 0)) / seconds) : 0;
+    };
+    const p = o.now.throttle_reject_probability || 0;
+    const throttled = rate('throttled_total');
+    const shed = rate('requests_shed_total');
+    return [fact('throttle', `${(p * 100).toFixed(p > 0 && p < 0.01 ? 1 : 0)}%`, p > 0 ? 'busy' : ''),
+      fact('throttled/s', fmtRate(throttled), throttled > 0 ? 'busy' : ''),
+      fact('shed/s', fmtRate(shed), shed > 0 ? 'busy' : ''),
+      fact('retries/s', fmtRate(rate('retries_total')))];
+  }
+
   async function refreshTls() {
     try {
       const res = await fetch('metrics', { cache: 'no-store' });
-      if (res.ok) renderTls(parseTls(await res.text()), performance.now());
+      if (res.ok) {
+        const text = await res.text();
+        const now = performance.now();
+        parseOverload(text, now);
+        renderTls(parseTls(text), now);
+      }
     } catch (e) {
       // the services poll already reports an unreachable admin API
     }

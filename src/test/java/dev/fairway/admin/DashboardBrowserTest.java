@@ -190,6 +190,9 @@ class DashboardBrowserTest {
 
     // Every backend of both services gets its row, idle before any traffic.
     waitUpTo(10).until(d -> d.findElements(By.cssSelector("tr[data-backend]")).size() == WEB.size() + API.size());
+    // Each service shows its overload control: the throttle's refusal probability, refused, shed and retried per second.
+    waitUpTo(10).until(d -> d.findElement(By.cssSelector("section[data-service='web'] .facts")).getText()
+        .matches("(?s).*throttle 0%.*throttled/s 0\\.00.*shed/s 0\\.00.*retries/s 0\\.00.*"));
     for (String id : WEB) {
       assertThat(state(row("web", id))).isEqualTo("healthy");
       assertThat(active(row("web", id))).isZero();

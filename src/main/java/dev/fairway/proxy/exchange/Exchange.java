@@ -384,7 +384,7 @@ public final class Exchange extends SlotHolder {
     record.status = f.status(); // a gRPC call's too: the access log and meters keep the HTTP equivalent
     record.reason = grpc ? f.reason(record.connectFailure) + " (grpc-status " + f.grpcStatus() + ")"
         : f.reason(record.connectFailure);
-    boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(criticality),
+    boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(criticality()),
         request.hasBody() && !requestRelay.ended(), grpc);
     record.bytesOut = grpc ? 0 : f.reason().length() + 1;
     finish(record.status, System.nanoTime());

@@ -27,7 +27,7 @@ final class Intake {
   static Failure admit(Exchange x, long nowNanos) {
     OverloadLane lane = x.ctx.overload();
     Criticality named = Criticality.parse(x.request.field(lane.criticalityField));
-    x.criticality = named != null ? named : x.route.overload().defaultCriticality();
+    x.criticality(named != null ? named : x.route.overload().defaultCriticality());
     x.criticalityNamed = named != null;
     long start = x.record.startNanos;
     Deadline d = Deadline.of(start, x.request.grpcTimeout());
@@ -52,7 +52,7 @@ final class Intake {
       return Failure.DEADLINE_EXCEEDED;
     }
     x.guard = lane.guard(x.route);
-    if (!x.guard.admit(x.criticality, nowNanos, lane.coin())) {
+    if (!x.guard.admit(x.criticality(), nowNanos, lane.coin())) {
       x.meters.throttled().increment();
       return Failure.THROTTLED;
     }

@@ -25,7 +25,7 @@ final class OverloadFields {
     OverloadLane lane = x.ctx.overload();
     req.forwardField(OverloadLane.ATTEMPT_FIELD, Integer.toString(x.attempts));
     if (!x.criticalityNamed) {
-      req.forwardField(lane.criticalityField, x.criticality.wireName());
+      req.forwardField(lane.criticalityField, x.criticality().wireName());
     }
     if (!x.deadline.bounded()) {
       return;

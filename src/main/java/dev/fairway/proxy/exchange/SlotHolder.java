@@ -4,7 +4,6 @@ import dev.fairway.balancer.Endpoint;
 import dev.fairway.config.RetrySettings;
 import dev.fairway.config.RetrySettings.RetryOn;
 import dev.fairway.metrics.ServiceMeters;
-import dev.fairway.overload.Criticality;
 import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.route.Deadline;
@@ -40,8 +39,6 @@ abstract class SlotHolder extends Waiter {
   private Failure retryFailure;
   /** When the request must be done: waits end by then, and a grant after it is not used. */
   Deadline deadline = Deadline.NONE;
-  /** How much the request matters: its place in the queue, its wait, who is throttled first. */
-  Criticality criticality = Criticality.CRITICAL;
   /** The service's throttle and retry budget on this event loop; set when the request is admitted. */
   ServiceGuard guard;
   /** The slot went back before the response ended: its client held the response back ({@link #giveSlotBackEarly}). */
@@ -90,7 +87,7 @@ abstract class SlotHolder extends Waiter {
 
   /** Waits up to its class's {@code waitTimeoutMs}, or until the deadline if that comes first. */
   private void awaitSlot() {
-    long waitNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality)), System.nanoTime());
+    long waitNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality())), System.nanoTime());
     if (waitNanos == 0) {
       onWaitTimeout();
       return;
@@ -211,7 +208,7 @@ abstract class SlotHolder extends Waiter {
       fail(Failure.DEADLINE_EXCEEDED);
       return;
     }
-    long budgetNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality)) - record.waitNanos, now);
+    long budgetNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality())) - record.waitNanos, now);
     switch (ctx.table().acquireExcept(route.slots(), this, now, endpoint(), budgetNanos > 0)) {
       case GRANTED -> {
         meters.retries().increment();

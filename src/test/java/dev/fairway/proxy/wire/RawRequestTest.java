@@ -58,15 +58,18 @@ class RawRequestTest {
   }
 
   @Test
-  void readsGrpcFieldsAndForwardsWhatIsLeftOfTheTimeoutInPlace() {
+  void readsGrpcFieldsAndForwardsReplacedFieldsAfterTheClients() {
     RawRequest r = request("GET /a HTTP/1.1\r\nHost: shop\r\nContent-Type: application/grpc+proto\r\n"
         + "Grpc-Timeout: 5S\r\nAccept: */*\r\n\r\n");
     assertThat(r.grpc()).isTrue();
     assertThat(r.grpcTimeout()).isEqualTo("5S");
-    r.forwardGrpcTimeout("4690123u");
+    r.forwardField("grpc-timeout", "4690123u");
+    r.forwardField("x-fairway-attempt", "2");
+    r.forwardField("accept", null);
     assertThat(toBackend(r, "shop", EdgeLimits.DEFAULTS)).isEqualTo("GET /a HTTP/1.1\r\nContent-Type: application/grpc+proto\r\n"
-        + "grpc-timeout: 4690123u\r\nAccept: */*\r\nX-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\n"
-        + "X-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\nHost: shop\r\n\r\n");
+        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\n"
+        + "X-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\ngrpc-timeout: 4690123u\r\nx-fairway-attempt: 2\r\n"
+        + "Host: shop\r\n\r\n");
     RawRequest plain = request("GET /a HTTP/1.1\r\nHost: shop\r\nContent-Type: application/grpc-web\r\n\r\n");
     assertThat(plain.grpc()).isFalse();
     assertThat(plain.grpcTimeout()).isNull();
