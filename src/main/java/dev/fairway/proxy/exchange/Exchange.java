@@ -35,7 +35,7 @@ public final class Exchange extends SlotHolder {
   final ResponseRelay responseRelay;
   /** A gRPC call: Fairway's own failures are trailers-only answers. */
   final boolean grpc;
-  private final BackendSide backend;
+  final BackendSide backend;
 
   /** Links and deadline in the lane's {@link ResponseDeadlines}. */
   Exchange prevArmed;
@@ -46,14 +46,12 @@ public final class Exchange extends SlotHolder {
   private boolean deadlineArmed;
 
   private Phase phase = Phase.WAITING;
-  /** The backend's last {@code grpc-status}, or -1. */
-  private int lastGrpcStatus = -1;
   /** The client named a valid criticality: its field is forwarded as it came. */
   boolean criticalityNamed;
   /** The backend is told the deadline in the deadline field (the client sent one, or {@code totalMs} set it). */
   boolean forwardDeadlineMs;
   private boolean backendKeepAlive;
-  private boolean clientGone;
+  boolean clientGone;
 
   /** @param authority the client's {@code Host} (or absolute-form authority), or {@code null} */
   Exchange(ExchangeContext ctx, Downstream conn, ClientRequest request, Route route, String authority) {
@@ -191,31 +189,6 @@ public final class Exchange extends SlotHolder {
   }
 
   /**
-   * The backend's answer carries {@code grpc-status: code} (in its head, for a trailers-only
-   * answer, or in its trailers, before {@link #endResponse}); a code in the service's
-   * {@code grpc.errorCodes} makes it the backend's failure although HTTP said 200.
-   */
-  void grpcStatus(int code) {
-    lastGrpcStatus = code;
-    if (route.grpcErrors().isError(code)) {
-      record.grpcFailed = true;
-    }
-  }
-
-  /**
-   * The backend's trailers carry a load report (gRPC servers send ORCA there) or a lame duck's
-   * signal: the report replaces the head's, and the signal is acted on at once.
-   */
-  void trailerSignals(String report, boolean lameDuck) {
-    if (report != null) {
-      record.loadReport = report;
-    }
-    if (lameDuck) {
-      ctx.lameDuck().accept(endpoint());
-    }
-  }
-
-  /**
    * The response's last part came: the backend connection goes back to the pool if it can, the
    * part goes to the client ({@code raw}: made by {@link Downstream#rawHead} or
    * {@link Downstream#rawBody}, else a decoded one), and the slot is released.
@@ -260,33 +233,9 @@ public final class Exchange extends SlotHolder {
   void upstreamLost(Upstream u) {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
-    if (over()) {
-      return;
-    }
-    record.attemptAbandoned();
-    long now = System.nanoTime();
-    if (phase == Phase.RESPONDING) {
-      abort(Ending.FAILED);
-    } else if (backend.retryable(u)) {
-      release(Ending.ABORTED, now);
-      requestRelay.rewind();
-      retryElsewhere(Failure.BAD_RESPONSE, u.multiplexed() ? RetryOn.REFUSED_STREAM : RetryOn.CONNECT_FAILURE);
-    } else if (backend.timedOut() && deadlineArmed) {
-      release(Ending.ABORTED, now); // the client's deadline, not the backend's fault: no failure counted
-      fail(Failure.DEADLINE_EXCEEDED);
-    } else {
-      release(Ending.FAILED, now);
-      record.connectFailure = u.cause();
-      Failure f = backend.timedOut() ? Failure.RESPONSE_TIMEOUT
-          : requestRelay.stalled() ? Failure.UPLOAD_STALLED : Failure.ofLostConnection(u.cause());
-      RetryOn why = RetryRules.afterLoss(backend.timedOut(), requestRelay.stalled(), responseRelay.informational(),
-          requestRelay.replayable());
-      if (why != null && !clientGone) {
-        requestRelay.rewind();
-        retryElsewhere(f, why);
-      } else {
-        fail(f);
-      }
+    if (!over()) {
+      record.attemptAbandoned();
+      FailedTry.lost(this, u, phase == Phase.RESPONDING, deadlineArmed, System.nanoTime());
     }
   }
 
@@ -351,7 +300,7 @@ public final class Exchange extends SlotHolder {
   }
 
   /** Closes the backend connection without hearing of it again. */
-  private void dropUpstream() {
+  void dropUpstream() {
     record.attemptAbandoned();
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
@@ -359,7 +308,7 @@ public final class Exchange extends SlotHolder {
   }
 
   /** The backend died mid-body or the client's body broke: never end the client stream cleanly. */
-  private void abort(Ending outcome) {
+  void abort(Ending outcome) {
     phase = Phase.DONE;
     dropUpstream();
     requestRelay.releasePending();
@@ -405,7 +354,7 @@ public final class Exchange extends SlotHolder {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
     requestRelay.dropReplay();
-    if (guard != null && RetryRules.accepted(finalStatus, lastGrpcStatus)) {
+    if (guard != null && RetryRules.accepted(finalStatus, record.grpcStatus)) {
       guard.accepted(now);
     }
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
@@ -438,30 +387,9 @@ public final class Exchange extends SlotHolder {
     return request.method();
   }
 
-  /**
-   * The backend answered {@code code}: if {@code retry.on} names it and a retry may go now
-   * ({@link #retryNowElsewhere}), the answer is dropped with its connection and the request goes
-   * to the newly granted backend, its kept body sent again.
-   *
-   * @return whether the answer was dropped for a retry
-   */
-  boolean retryOnStatus(int code) {
-    RetryOn why = RetryRules.onStatus(route.overload().retry(), code);
-    if (why == null || !requestRelay.replayable() || clientGone) {
-      return false;
-    }
-    long now = System.nanoTime();
-    record.backendStatus = code;
-    record.attemptEnded(code, now, 0);
-    release(Ending.FAILED, now);
-    if (!retryNowElsewhere(why, now)) {
-      return false; // the answer goes on to the client; its slot went back already
-    }
-    dropUpstream();
+  @Override
+  void rewindRequest() {
     requestRelay.rewind();
-    record.backendStatus = 0;
-    connect(endpoint(), true, now);
-    return true;
   }
 
   boolean draining() {

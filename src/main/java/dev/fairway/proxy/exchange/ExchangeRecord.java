@@ -33,6 +33,8 @@ final class ExchangeRecord {
   boolean backendRetryAfter;
   /** The backend's {@code grpc-status} is one of the service's error codes: a failure, as a 5xx. */
   boolean grpcFailed;
+  /** The backend's last {@code grpc-status}, or -1. */
+  int grpcStatus = -1;
   int status;
   String loadReport;
   /** Why Fairway answered itself (see {@link dev.fairway.accesslog.AccessRecord#reason}), or {@code null}. */

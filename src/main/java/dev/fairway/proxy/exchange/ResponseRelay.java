@@ -94,14 +94,14 @@ final class ResponseRelay {
    * written from them ({@link RawResponse#toClient}); a bodiless response ends here.
    */
   private void onRawResponse(RawResponse r) {
-    if (x.retryOnStatus(r.status())) {
+    if (FailedTry.answered(x, r.status())) {
       return;
     }
     closeClient = !clientKeepAlive || x.draining();
     boolean bodyless = r.bodyLength() == 0;
     Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     x.responseBegins(r.status(), r.retryAfter(), r.loadReport(), r.lameDuck(), r.keepAlive());
-    x.grpcStatus(r.grpcStatus());
+    grpcStatus(r.grpcStatus());
     if (bodyless) {
       x.endResponse(true, head);
     } else {
@@ -149,7 +149,7 @@ final class ResponseRelay {
       relayInformational(r);
       return false;
     }
-    if (x.retryOnStatus(code)) {
+    if (FailedTry.answered(x, code)) {
       ReferenceCountUtil.release(r);
       return true;
     }
@@ -157,7 +157,7 @@ final class ResponseRelay {
     HttpHeaders h = r.headers();
     x.responseBegins(code, h.contains(HttpHeaderNames.RETRY_AFTER), ForwardingRules.loadReport(h.get(ForwardingRules.LOAD_METRICS),
         h.get(ForwardingRules.LOAD_METRICS_BIN)), "true".equalsIgnoreCase(h.get(ForwardingRules.LAME_DUCK)), HttpUtil.isKeepAlive(r));
-    x.grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
+    grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
     HttpVersion version = clientVersion;
@@ -233,10 +233,35 @@ final class ResponseRelay {
    */
   private void trailers(HttpHeaders t) {
     if (!t.isEmpty()) {
-      x.grpcStatus(GrpcStatus.parseCode(t.get(GRPC_STATUS)));
-      x.trailerSignals(ForwardingRules.loadReport(t.get(ForwardingRules.LOAD_METRICS), t.get(ForwardingRules.LOAD_METRICS_BIN)),
+      grpcStatus(GrpcStatus.parseCode(t.get(GRPC_STATUS)));
+      trailerSignals(ForwardingRules.loadReport(t.get(ForwardingRules.LOAD_METRICS), t.get(ForwardingRules.LOAD_METRICS_BIN)),
           "true".equalsIgnoreCase(t.get(ForwardingRules.LAME_DUCK)));
       ForwardingRules.trailers(t);
+    }
+  }
+
+  /**
+   * The backend's answer carries {@code grpc-status: code} (in its head, for a trailers-only
+   * answer, or in its trailers, before the response ends); a code in the service's
+   * {@code grpc.errorCodes} makes it the backend's failure although HTTP said 200.
+   */
+  private void grpcStatus(int code) {
+    x.record.grpcStatus = code;
+    if (x.route.grpcErrors().isError(code)) {
+      x.record.grpcFailed = true;
+    }
+  }
+
+  /**
+   * The backend's trailers carry a load report (gRPC servers send ORCA there) or a lame duck's
+   * signal: the report replaces the head's, and the signal is acted on at once.
+   */
+  private void trailerSignals(String report, boolean lameDuck) {
+    if (report != null) {
+      x.record.loadReport = report;
+    }
+    if (lameDuck) {
+      x.ctx.lameDuck().accept(x.endpoint());
     }
   }
 

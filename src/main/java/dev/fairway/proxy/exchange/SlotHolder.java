@@ -66,6 +66,9 @@ abstract class SlotHolder extends Waiter {
   /** The request's method (which retries it may have). */
   abstract HttpMethod method();
 
+  /** A retry goes ahead: what was sent of the request goes first to the next backend. */
+  abstract void rewindRequest();
+
   /** Releases the slot and finishes the exchange with {@code status} (0: the connection was cut). */
   abstract void end(Ending outcome, int status, long nowNanos);
 
@@ -204,6 +207,7 @@ abstract class SlotHolder extends Waiter {
     }
     attempts++;
     retryFailure = otherwise;
+    rewindRequest();
     if (deadline.passed(now)) {
       fail(Failure.DEADLINE_EXCEEDED);
       return;
