@@ -11,8 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * the throttles counted, summed over the event loops.
  *
  * <p>Example: two event loops whose guards of {@code api} counted 60 requests and 20 accepts, and
- * 40 and 20, give {@code requests("api")} 100, {@code accepts("api")} 40, and with {@code k} 2
- * {@code rejectProbability} (100 - 80) / 101 = 0.198.
+ * 40 and 20, give {@code requests("api")} 100 and {@code accepts("api")} 40; if their throttles
+ * refuse with probabilities 0.3 and 0.1, {@code rejectProbability("api")} is 0.22.
  */
 public final class OverloadBoard implements ThrottleReadings {
   private final Map<String, List<ServiceGuard>> guards = new ConcurrentHashMap<>();
@@ -45,15 +45,18 @@ public final class OverloadBoard implements ThrottleReadings {
     return n;
   }
 
-  /** The book's rejection probability over all event loops' counts; 0 without throttling. */
+  /**
+   * The throttles' refusal probability, each event loop's weighted by its requests; 0 without
+   * throttling. Each loop computes its own ({@link dev.fairway.overload.AdaptiveThrottle}).
+   */
   @Override
   public double rejectProbability(String service) {
-    List<ServiceGuard> list = guards.getOrDefault(service, List.of());
-    if (list.isEmpty() || !list.get(0).policy.throttle().enabled()) {
-      return 0;
+    double weighted = 0;
+    long requests = 0;
+    for (ServiceGuard g : guards.getOrDefault(service, List.of())) {
+      weighted += g.probability() * g.requests();
+      requests += g.requests();
     }
-    double k = list.get(0).policy.throttle().k();
-    long r = requests(service);
-    return Math.max(0, (r - k * accepts(service)) / (r + 1));
+    return requests == 0 ? 0 : weighted / requests;
   }
 }

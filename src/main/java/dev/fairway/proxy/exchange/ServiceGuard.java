@@ -26,6 +26,7 @@ final class ServiceGuard {
   private final RetryBudget budget;
   /** What the throttle counted last: read by metrics from other threads, never exact. */
   private volatile long requests;
+  private volatile double probability;
   private volatile long accepts;
 
   /** @param lanes how many event loops share {@code minRetriesPerSecond} */
@@ -64,6 +65,11 @@ final class ServiceGuard {
   private void note(long nowNanos) {
     requests = throttle.requests(nowNanos);
     accepts = throttle.accepts(nowNanos);
+    probability = throttle.rejectProbability(nowNanos);
+  }
+
+  double probability() {
+    return probability;
   }
 
   long requests() {
