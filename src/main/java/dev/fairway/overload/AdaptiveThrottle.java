@@ -67,18 +67,38 @@ public final class AdaptiveThrottle {
   }
 
   /**
-   * Counts a request of class {@code c} and decides whether it may be sent to a backend.
+   * Counts a request of class {@code c} and decides whether it may be sent to a backend: a request
+   * whose answer is known at once ({@link #decide} and {@link #count} in one).
    *
    * @param random01 a uniform random number in [0, 1)
    * @return false if it is refused here
    */
   public boolean admit(Criticality c, long nowNanos, double random01) {
-    boolean admitted = random01 >= rejectProbability(c, nowNanos);
+    boolean admitted = decide(c, nowNanos, random01);
+    count(c, nowNanos, admitted);
+    return admitted;
+  }
+
+  /**
+   * Decides whether a request of class {@code c} may be sent to a backend, without counting it.
+   * A proxy counts a request it sends ({@link #count}) when its answer comes, with
+   * {@link #accepted} if it was accepted: requests still in flight are then in neither count, so a
+   * burst after a quiet spell is not refused for answers that have not come yet (counted at once,
+   * the second of two concurrent first requests would be refused with probability 1/2).
+   *
+   * @param random01 a uniform random number in [0, 1)
+   * @return false if it is refused here; count it then with {@code count(c, now, false)}
+   */
+  public boolean decide(Criticality c, long nowNanos, double random01) {
+    return random01 >= rejectProbability(c, nowNanos);
+  }
+
+  /** Counts a request of class {@code c}, sent to a backend ({@code attempted}) or refused here. */
+  public void count(Criticality c, long nowNanos, boolean attempted) {
     counts.add(c.rank(), nowNanos, 1);
-    if (admitted) {
+    if (attempted) {
       counts.add(ATTEMPTS, nowNanos, 1);
     }
-    return admitted;
   }
 
   /** Counts an answer that was not an overload signal. */

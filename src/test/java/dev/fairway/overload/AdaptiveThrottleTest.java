@@ -176,4 +176,21 @@ class AdaptiveThrottleTest {
     }
     assertThat(pinned.toString()).isEqualTo("2990 56820 | 3990 70730 | 3990 62220 | 6490 48750 | 0 31400 | ");
   }
+
+  /** Requests in flight count nowhere: a burst after a quiet spell is let on until answers say otherwise. */
+  @Test
+  void requestsCountedWhenAnsweredLetABurstThroughAfterAQuietSpell() {
+    AdaptiveThrottle t = new AdaptiveThrottle(2, WINDOW);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 10; i++) {
+      b.append(t.decide(SHEDDABLE, 0, 0) ? '+' : '-');
+    }
+    for (int i = 0; i < 10; i++) {
+      t.count(SHEDDABLE, MS, true); // all ten answered with an overload signal
+    }
+    b.append(' ').append(t.decide(SHEDDABLE, MS, 0.9) ? '+' : '-');
+    t.count(SHEDDABLE, MS, false);
+    assertThat(b.toString()).isEqualTo("++++++++++ -");
+    assertThat(t.requests(MS) + "/" + t.attempts(MS) + "/" + t.accepts(MS)).isEqualTo("11/10/0");
+  }
 }

@@ -236,4 +236,41 @@ class OverloadIT {
     assertThat(metrics(fw)).contains("fairway_throttled_total{service=\"s\"} " + throttled + ".0")
         .containsPattern("fairway_throttle_reject_probability\\{service=\"s\"} 0\\.9");
   }
+
+  @Test
+  void aFullQueueShedsTheNewestLessCriticalWaiterAndServesTheCriticalOneFirst() throws Exception {
+    ConcurrentLinkedQueue<MultiMap> heads = new ConcurrentLinkedQueue<>();
+    TestBackend slow = recording(200, 400, heads);
+    TestConfig cfg = TestConfig.service("s", backend("b1", slow.port(), 1)).slots(1, 5000);
+    cfg.lastService().getJsonObject("slots").put("maxWaiting", 2);
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+
+    Future<Result> busy = later(fw.proxyPort(), "critical", "busy");
+    Thread.sleep(100);
+    Future<Result> older = later(fw.proxyPort(), "sheddable", "older");
+    Thread.sleep(50);
+    Future<Result> newer = later(fw.proxyPort(), "sheddable", "newer");
+    Thread.sleep(50);
+    Future<Result> critical = later(fw.proxyPort(), "critical-plus", "critical");
+
+    Result shed = newer.await(5, TimeUnit.SECONDS);
+    assertThat(shed.status()).isEqualTo(503);
+    assertThat(shed.body()).isEqualTo("shed: the queue is full and a more critical request needed the place\n");
+    assertThat(shed.millis()).isLessThan(300);
+    assertThat(List.of(busy, critical, older)).extracting(f -> f.await(5, TimeUnit.SECONDS).status())
+        .containsExactly(200, 200, 200);
+    assertThat(heads).extracting(h -> h.get("x-client-name")).containsExactly("busy", "critical", "older");
+    Result refused = get(fw.proxyPort(), Map.of("X-Criticality", "sheddable"));
+    assertThat(refused.status()).as("the queue is empty again: no one to shed, it is served").isEqualTo(200);
+    assertThat(metrics(fw)).contains("fairway_requests_shed_total{service=\"s\"} 1.0");
+  }
+
+  private Future<Result> later(int port, String criticality, String name) {
+    long start = System.nanoTime();
+    return TestClient.onLoop(vertx, () -> client.request(new RequestOptions().setPort(port).setHost("127.0.0.1")
+            .setURI("/work").putHeader("X-Criticality", criticality).putHeader("x-client-name", name))
+        .compose(r -> r.send())
+        .compose((HttpClientResponse resp) -> resp.body().map(b -> new Result(resp.statusCode(), b.toString(),
+            (System.nanoTime() - start) / 1_000_000))));
+  }
 }

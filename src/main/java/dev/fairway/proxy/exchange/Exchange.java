@@ -354,8 +354,9 @@ public final class Exchange extends SlotHolder {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
     requestRelay.dropReplay();
-    if (guard != null && RetryRules.accepted(finalStatus, record.grpcStatus)) {
-      guard.accepted(now);
+    if (guard != null) {
+      guard.answered(criticality(), now, RetryRules.accepted(finalStatus, record.grpcStatus));
+      guard = null;
     }
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
       conn.releaseBodyFault(requestRelay);

@@ -51,11 +51,12 @@ final class Intake {
     if (d.passed(nowNanos)) {
       return Failure.DEADLINE_EXCEEDED;
     }
-    x.guard = lane.guard(x.route);
-    if (!x.guard.admit(x.criticality(), nowNanos, lane.coin())) {
+    ServiceGuard guard = lane.guard(x.route);
+    if (!guard.admit(x.criticality(), nowNanos, lane.coin())) {
       x.meters.throttled().increment();
       return Failure.THROTTLED;
     }
+    x.guard = guard; // hears the answer when the exchange finishes
     return null;
   }
 

@@ -38,21 +38,27 @@ final class ServiceGuard {
     this.budget = new RetryBudget(r.budgetPercent(), r.minRetriesPerSecond() / Math.max(1, lanes), BUDGET_WINDOW_NANOS);
   }
 
-  /** A new request of class {@code c}: whether the throttle lets it on ({@code random01} in [0, 1)). */
+  /**
+   * A new request of class {@code c}: whether the throttle lets it on ({@code random01} in
+   * [0, 1)). A refused request is counted now; one let on when its answer comes ({@link #answered}).
+   */
   boolean admit(Criticality c, long nowNanos, double random01) {
     budget.request(nowNanos);
-    if (throttle == null) {
+    if (throttle == null || throttle.decide(c, nowNanos, random01)) {
       return true;
     }
-    boolean admitted = throttle.admit(c, nowNanos, random01);
+    throttle.count(c, nowNanos, false);
     note(nowNanos);
-    return admitted;
+    return false;
   }
 
-  /** The request got an answer that is not an overload signal. */
-  void accepted(long nowNanos) {
+  /** A request let on by {@link #admit} got its answer: {@code accepted} if it was not an overload signal. */
+  void answered(Criticality c, long nowNanos, boolean accepted) {
     if (throttle != null) {
-      throttle.accepted(nowNanos);
+      throttle.count(c, nowNanos, true);
+      if (accepted) {
+        throttle.accepted(nowNanos);
+      }
       note(nowNanos);
     }
   }
