@@ -57,6 +57,13 @@ class GrpcErrorsIT extends VertxTestBase {
   private final List<ManagedChannel> channels = new ArrayList<>();
 
   private final ListAppender<ILoggingEvent> accessLines = new ListAppender<>();
+
+  /** A copy of the lines logged so far: the appender adds to its list under its own lock, from the event loops. */
+  private List<ILoggingEvent> accessLines() {
+    synchronized (accessLines) {
+      return new ArrayList<>(accessLines.list);
+    }
+  }
   private final Logger access = (Logger) LoggerFactory.getLogger("fairway.access");
 
   @BeforeEach
@@ -178,8 +185,8 @@ class GrpcErrorsIT extends VertxTestBase {
     assertThat(e.getTrailers().get(RETRY_AFTER)).isEqualTo("1");
     assertThat(millis).as("waited for the slot (the first call also sets up the channel)").isGreaterThanOrEqualTo(180L);
     assertThat(held.requests()).as("only the request holding the slot").isEqualTo(1);
-    Await.until(() -> accessLines.list.stream().anyMatch(l -> l.getFormattedMessage().contains(METHOD)));
-    JsonObject line = accessLines.list.stream().map(l -> new JsonObject(l.getFormattedMessage()))
+    Await.until(() -> accessLines().stream().anyMatch(l -> l.getFormattedMessage().contains(METHOD)));
+    JsonObject line = accessLines().stream().map(l -> new JsonObject(l.getFormattedMessage()))
         .filter(j -> j.getString("path").equals(METHOD)).findFirst().orElseThrow();
     assertThat(line.getInteger("status")).as("the HTTP equivalent, for dashboards").isEqualTo(503);
     assertThat(line.getString("reason")).isEqualTo("no free slot within the wait timeout (grpc-status 14)");
