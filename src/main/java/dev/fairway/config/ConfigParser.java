@@ -97,6 +97,7 @@ public final class ConfigParser {
     }
     AccessLogSettings accessLog = new AccessLogSettings(a.bool("enabled", false), format);
     a.rejectUnknownKeys();
+    OverloadSettings overload = OverloadParser.headers(root.object("overload"));
     List<ServiceConfig> services = services(root);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
@@ -104,7 +105,7 @@ public final class ConfigParser {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo);
+    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, overload);
   }
 
   private static ProxySettings proxy(Node n) {
@@ -203,7 +204,7 @@ public final class ConfigParser {
       n.problem("strategy", strategyText, "one of " + StrategyName.choices());
     }
     int subsetSize = n.intIn("subsetSize", 0, 0, Integer.MAX_VALUE);
-    SlotSettings slots = slots(n.object("slots"));
+    SlotSettings slots = SlotsParser.parse(n.object("slots"));
     Timeouts timeouts = timeouts(n.object("timeouts"));
     HealthCheckSettings health = HealthCheckParser.parse(n.object("healthCheck"));
     BalancingSettings balancing = balancing(n.object("balancing"));
@@ -213,6 +214,7 @@ public final class ConfigParser {
     int panicThresholdPercent = n.intIn("panicThresholdPercent", 50, 0, 100);
     UpstreamTls tls = UpstreamTlsParser.parse(n.object("tls"));
     GrpcSettings grpc = GrpcParser.parse(n.object("grpc"));
+    ServiceOverload overload = OverloadParser.service(n);
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -229,7 +231,7 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {
@@ -261,18 +263,10 @@ public final class ConfigParser {
     return new MatchRule(host, prefix);
   }
 
-  private static SlotSettings slots(Node n) {
-    SlotSettings s = new SlotSettings(n.intIn("capacity", 100, 1, 1_000_000),
-        n.longIn("waitTimeoutMs", 1000, 0, 3_600_000), n.intIn("maxWaiting", 10_000, 0, 10_000_000),
-        n.intIn("maxActive", 0, 0, 10_000_000));
-    n.rejectUnknownKeys();
-    return s;
-  }
-
   private static Timeouts timeouts(Node n) {
     Timeouts t = new Timeouts(n.longIn("connectMs", 2000, 1, 3_600_000), n.longIn("responseMs", 30_000, 1, 86_400_000),
         n.longIn("uploadIdleMs", Timeouts.DEFAULT_UPLOAD_IDLE_MS, 1, 86_400_000),
-        n.longIn("slowClientMs", Timeouts.DEFAULT_SLOW_CLIENT_MS, -1, 86_400_000));
+        n.longIn("slowClientMs", Timeouts.DEFAULT_SLOW_CLIENT_MS, -1, 86_400_000), n.longIn("totalMs", 0, 0, 86_400_000));
     n.rejectUnknownKeys();
     return t;
   }

@@ -5,7 +5,10 @@ package dev.fairway.config;
  * throttling): over the last {@code windowMs}, {@code requests} counts every request for the
  * service and {@code accepts} those its backends did not answer with an overload signal (503, 429,
  * {@code grpc-status} 8 or 14); a new request is refused locally with probability
- * {@code max(0, (requests - k * accepts) / (requests + 1))}, the least critical first.
+ * {@code max(0, (requests - k * accepts) / (requests + 1))}, the least critical first. Requests
+ * refused locally weigh less once the backends accept more than {@code 1 / k} of what reaches
+ * them, so that a healed backend gets all traffic back within a window (see
+ * {@link dev.fairway.overload.AdaptiveThrottle}).
  *
  * <p>Example: the defaults {@code {"enabled": true, "k": 2, "windowMs": 120000}}: backends that
  * accept half of what they get see no throttling; backends that accept a quarter get about twice

@@ -278,13 +278,13 @@ class ConfigParserTest {
     root.getJsonObject("demo").getJsonArray("backends").getJsonObject(1).put("prt", 1);
 
     assertThat(problems(root)).containsExactlyInAnyOrder(
-        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, services, demo",
+        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
-            + "panicThresholdPercent, tls, grpc, backends",
+            + "panicThresholdPercent, tls, grpc, defaultCriticality, retry, throttle, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",
         "services[0].backends[0].wieght: unknown key; expected one of url, capacity, weight, id",
         "demo.backends[1].prt: unknown key; expected one of port, workMs");
