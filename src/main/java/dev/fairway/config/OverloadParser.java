@@ -139,7 +139,8 @@ final class OverloadParser {
     } else if (v != null) {
       n.problem("k", v, "a number above 1 and at most " + (int) MAX_K);
     }
-    ThrottleSettings t = new ThrottleSettings(enabled, k, n.longIn("windowMs", d.windowMs(), 1000, 3_600_000));
+    ThrottleSettings t = new ThrottleSettings(enabled, k, n.longIn("windowMs", d.windowMs(), 1000, 3_600_000),
+        n.intIn("minRequests", d.minRequests(), 0, 1_000_000));
     n.rejectUnknownKeys();
     return t;
   }

@@ -17,8 +17,11 @@ package dev.fairway.config;
  * @param enabled  whether the service throttles at all
  * @param k        how many requests per accept the backends may see
  * @param windowMs how far back requests and accepts are counted
+ * @param minRequests fewer answered or refused requests than this in the window never throttle:
+ *                    one 503 to a quiet service would otherwise refuse its next request with
+ *                    probability 1/2
  */
-public record ThrottleSettings(boolean enabled, double k, long windowMs) {
-  /** On, {@code k} 2, a two-minute window. */
-  public static final ThrottleSettings DEFAULTS = new ThrottleSettings(true, 2, 120_000);
+public record ThrottleSettings(boolean enabled, double k, long windowMs, int minRequests) {
+  /** On, {@code k} 2, a two-minute window, throttling from 10 requests in it. */
+  public static final ThrottleSettings DEFAULTS = new ThrottleSettings(true, 2, 120_000, 10);
 }

@@ -42,6 +42,7 @@ public final class AdaptiveThrottle {
 
   private final double k;
   private final boolean weighRefused;
+  private final int minRequests;
   private final SlidingCounts counts;
 
   /**
@@ -49,21 +50,30 @@ public final class AdaptiveThrottle {
    * @param windowNanos how far back requests and accepts are counted
    */
   public AdaptiveThrottle(double k, long windowNanos) {
-    this(k, windowNanos, true);
+    this(k, windowNanos, 0);
   }
 
-  private AdaptiveThrottle(double k, long windowNanos, boolean weighRefused) {
+  /**
+   * @param minRequests fewer requests than this in the window never throttle (too little evidence:
+   *                    after one overload answer the formula alone refuses half of what follows)
+   */
+  public AdaptiveThrottle(double k, long windowNanos, int minRequests) {
+    this(k, windowNanos, true, minRequests);
+  }
+
+  private AdaptiveThrottle(double k, long windowNanos, boolean weighRefused, int minRequests) {
     if (!(k > 1) || Double.isInfinite(k)) {
       throw new IllegalArgumentException("k must be a number above 1: " + k);
     }
     this.k = k;
     this.weighRefused = weighRefused;
+    this.minRequests = minRequests;
     this.counts = new SlidingCounts(windowNanos, BUCKETS, CLASSES + 2);
   }
 
   /** The book's formula without the recovery weighting, to measure what the weighting changes. */
   static AdaptiveThrottle bookFormula(double k, long windowNanos) {
-    return new AdaptiveThrottle(k, windowNanos, false);
+    return new AdaptiveThrottle(k, windowNanos, false, 0);
   }
 
   /**
@@ -128,6 +138,9 @@ public final class AdaptiveThrottle {
   /** The share of all requests that is refused now: {@code max(0, (requests - k * accepts) / (requests + 1))}. */
   public double rejectProbability(long nowNanos) {
     long requests = requests(nowNanos);
+    if (requests < minRequests) {
+      return 0;
+    }
     long attempts = attempts(nowNanos);
     long accepts = accepts(nowNanos);
     double counted = weighRefused ? attempts + refusedWeight(attempts, accepts) * (requests - attempts) : requests;

@@ -35,7 +35,7 @@ class OverloadParserTest {
     assertThat(c.overload()).isEqualTo(new OverloadSettings("X-Criticality", "X-Request-Timeout-Ms"));
     assertThat(s.overload()).isEqualTo(new ServiceOverload(CRITICAL, new RetrySettings(
         Set.of(RetryOn.CONNECT_FAILURE, RetryOn.REFUSED_STREAM), Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"),
-        2, 0, 10, 3), new ThrottleSettings(true, 2, 120_000)));
+        2, 0, 10, 3), new ThrottleSettings(true, 2, 120_000, 10)));
     assertThat(s.timeouts().totalMs()).isZero();
     assertThat(s.slots()).isEqualTo(new SlotSettings(100, 1000, 10_000, 0, Map.of()));
   }
@@ -54,7 +54,7 @@ class OverloadParserTest {
     assertThat(c.overload()).isEqualTo(new OverloadSettings("X-Priority", "x-deadline-ms"));
     assertThat(s.overload()).isEqualTo(new ServiceOverload(SHEDDABLE_PLUS, new RetrySettings(
         Set.of(RetryOn.CONNECT_FAILURE, RetryOn.RESET, RetryOn.STATUS_503, RetryOn.STATUS_504), Set.of("GET", "POST"),
-        3, 500, 20.5, 0.5), new ThrottleSettings(false, 1.5, 60_000)));
+        3, 500, 20.5, 0.5), new ThrottleSettings(false, 1.5, 60_000, 10)));
     assertThat(s.timeouts()).isEqualTo(new Timeouts(2000, 30_000, 30_000, 1000, 5000));
     // a class whose wait is the default's is not kept apart
     assertThat(s.slots().classWaitTimeoutMs()).isEqualTo(Map.of(CRITICAL_PLUS, 5000L, SHEDDABLE, 0L));
@@ -69,7 +69,7 @@ class OverloadParserTest {
     assertThat(s.overload().defaultCriticality()).isEqualTo(CRITICAL_PLUS);
     assertThat(s.overload().retry()).isEqualTo(new RetrySettings(RetrySettings.DEFAULTS.on(),
         RetrySettings.IDEMPOTENT, 4, 0, 10, 3));
-    assertThat(s.overload().throttle()).isEqualTo(new ThrottleSettings(true, 3, 120_000));
+    assertThat(s.overload().throttle()).isEqualTo(new ThrottleSettings(true, 3, 120_000, 10));
     assertThat(waits(s.slots())).isEqualTo("1000 1000 50 1000");
     assertThat(parse("", ", \"slots\": {\"waitTimeoutMs\": 250}").services().get(0).slots())
         .isEqualTo(new SlotSettings(100, 250, 10_000, 0));
@@ -135,7 +135,7 @@ class OverloadParserTest {
             S + "throttle.enabled: \"yes\" is invalid; expected true or false",
             S + "throttle.k: 1 is invalid; expected a number above 1 and at most 100",
             S + "throttle.windowMs: 999 is invalid; expected an integer from 1000 to 3600000",
-            S + "throttle.K: unknown key; expected one of enabled, k, windowMs");
+            S + "throttle.K: unknown key; expected one of enabled, k, windowMs, minRequests");
     assertThat(problems("", """
         , "throttle": {"k": 100.5, "windowMs": 3600001}, "timeouts": {"totalMs": 86400001},
         "slots": {"waitTimeoutMs": "fast"}"""))

@@ -193,4 +193,16 @@ class AdaptiveThrottleTest {
     assertThat(b.toString()).isEqualTo("++++++++++ -");
     assertThat(t.requests(MS) + "/" + t.attempts(MS) + "/" + t.accepts(MS)).isEqualTo("11/10/0");
   }
+
+  @Test
+  void fewerRequestsThanTheMinimumNeverThrottle() {
+    AdaptiveThrottle t = new AdaptiveThrottle(2, WINDOW, 4);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 6; i++) {
+      boolean admitted = t.decide(CRITICAL, 0, 0.1);
+      b.append(admitted ? '+' : '-');
+      t.count(CRITICAL, 0, admitted); // every attempt answered with an overload signal
+    }
+    assertThat(b.toString()).isEqualTo("++++--");
+  }
 }

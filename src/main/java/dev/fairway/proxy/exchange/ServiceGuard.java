@@ -33,7 +33,7 @@ final class ServiceGuard {
   ServiceGuard(ServiceOverload policy, int lanes) {
     this.policy = policy;
     ThrottleSettings t = policy.throttle();
-    this.throttle = t.enabled() ? new AdaptiveThrottle(t.k(), TimeUnit.MILLISECONDS.toNanos(t.windowMs())) : null;
+    this.throttle = t.enabled() ? new AdaptiveThrottle(t.k(), TimeUnit.MILLISECONDS.toNanos(t.windowMs()), t.minRequests()) : null;
     RetrySettings r = policy.retry();
     this.budget = new RetryBudget(r.budgetPercent(), r.minRetriesPerSecond() / Math.max(1, lanes), BUDGET_WINDOW_NANOS);
   }
