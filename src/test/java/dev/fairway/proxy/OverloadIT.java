@@ -4,6 +4,7 @@ import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.testing.Await;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
@@ -250,17 +251,17 @@ class OverloadIT {
     Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
 
     Future<Result> busy = later(fw.proxyPort(), "critical", "busy");
-    Thread.sleep(100);
+    Await.until(() -> heads.size() == 1);
     Future<Result> older = later(fw.proxyPort(), "sheddable", "older");
-    Thread.sleep(50);
+    Await.until(() -> fw.slotTable().serviceCounts("s").waiting() == 1);
     Future<Result> newer = later(fw.proxyPort(), "sheddable", "newer");
-    Thread.sleep(50);
+    Await.until(() -> fw.slotTable().serviceCounts("s").waiting() == 2);
     Future<Result> critical = later(fw.proxyPort(), "critical-plus", "critical");
 
     Result shed = newer.await(5, TimeUnit.SECONDS);
     assertThat(shed.status()).isEqualTo(503);
     assertThat(shed.body()).isEqualTo("shed: the queue is full and a more critical request needed the place\n");
-    assertThat(shed.millis()).isLessThan(300);
+    assertThat(shed.millis()).as("shed at once, long before its 5 s wait").isLessThan(3000);
     assertThat(List.of(busy, critical, older)).extracting(f -> f.await(5, TimeUnit.SECONDS).status())
         .containsExactly(200, 200, 200);
     assertThat(heads).extracting(h -> h.get("x-client-name")).containsExactly("busy", "critical", "older");
@@ -276,5 +277,27 @@ class OverloadIT {
         .compose(r -> r.send())
         .compose((HttpClientResponse resp) -> resp.body().map(b -> new Result(resp.statusCode(), b.toString(),
             (System.nanoTime() - start) / 1_000_000))));
+  }
+
+  @Test
+  void eachClassWaitsItsOwnTimeForASlot() throws Exception {
+    ConcurrentLinkedQueue<MultiMap> heads = new ConcurrentLinkedQueue<>();
+    TestBackend slow = recording(200, 1500, heads);
+    TestConfig cfg = TestConfig.service("s", backend("b1", slow.port(), 1));
+    cfg.lastService().put("slots", new JsonObject().put("capacity", 1)
+        .put("waitTimeoutMs", new JsonObject().put("default", 700).put("sheddable", 100)));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+    Future<Result> busy = later(fw.proxyPort(), "critical", "busy");
+    Await.until(() -> heads.size() == 1); // the backend's only slot is taken
+
+    Future<Result> critical = later(fw.proxyPort(), "critical", "critical");
+    Result sheddable = get(fw.proxyPort(), Map.of("X-Criticality", "sheddable"));
+
+    assertThat(sheddable.status()).isEqualTo(503);
+    assertThat(sheddable.millis()).as(sheddable.toString()).isBetween(80L, 600L);
+    Result waited = critical.await(5, TimeUnit.SECONDS);
+    assertThat(waited.status()).as(waited + " " + sheddable).isEqualTo(503);
+    assertThat(waited.millis()).isBetween(650L, 1400L);
+    assertThat(busy.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
   }
 }
