@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * How a slot is found for a request: the strategy's pick, and, for a retry, any member but the
- * backend that just failed it. Called under the {@link SlotTable}'s lock where it queues or
+ * backend that just failed it; and how freed slots are handed to waiters ({@link #dispatch}). Called under the {@link SlotTable}'s lock where it queues or
  * hands off, and lock-free on the fast path.
  *
  * <p>Example: members b1, b2, b3, all full but b1 with a free slot; a retry that excludes b1 gets
@@ -102,5 +102,50 @@ final class Handoff {
   /** The first queued waiter of {@code service}, in serving order, that may use a slot of {@code e}, or {@code null}. */
   static Waiter waiterFor(ServiceSlots service, Endpoint e) {
     return service.queue.firstAllowedOn(e);
+  }
+
+  /**
+   * Serves queued waiters while slots are free, across {@code candidates} the most important class
+   * first and the oldest first within a class ({@link WaitQueue#servedBefore}). Under the table's
+   * lock; {@code candidates} is consumed.
+   */
+  static void dispatch(List<ServiceSlots> candidates, long nowNanos) {
+    while (!candidates.isEmpty()) {
+      ServiceSlots best = null;
+      Waiter first = null;
+      for (int i = candidates.size() - 1; i >= 0; i--) {
+        ServiceSlots x = candidates.get(i);
+        Waiter h = x.belowCap() ? x.head() : null;
+        if (h == null) {
+          candidates.remove(i);
+        } else if (first == null || WaitQueue.servedBefore(h, first)) {
+          best = x;
+          first = h;
+        }
+      }
+      if (best == null) {
+        return;
+      }
+      Endpoint e = first.excluded == null ? pickAndTake(best, best.shared, nowNanos)
+          : takeExcept(best, best.shared, first.excluded, nowNanos);
+      if (e == null && first.excluded != null) {
+        e = pickAndTake(best, best.shared, nowNanos); // a slot only the retry cannot use
+        first = e == null ? null : waiterFor(best, e);
+        if (first == null && e != null) {
+          e.release();
+          best.shared.onSlotFreed(e);
+          best.releaseServiceSlot();
+          e = null;
+        }
+      }
+      if (e == null) {
+        candidates.remove(best);
+        continue;
+      }
+      best.unlink(first);
+      best.waiting--;
+      first.grant(e);
+      first.granted(e);
+    }
   }
 }

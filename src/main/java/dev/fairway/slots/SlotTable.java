@@ -89,7 +89,7 @@ public final class SlotTable {
     servicesOf = sharing;
     ramps.start(returning, sharing, nowNanos);
     ramps.retain(endpoints.values());
-    dispatch(new ArrayList<>(services.values()), nowNanos);
+    Handoff.dispatch(new ArrayList<>(services.values()), nowNanos);
   }
 
   /**
@@ -105,7 +105,7 @@ public final class SlotTable {
   private synchronized void tickLocked(long nowNanos) {
     List<Endpoint> changed = holds.expire(nowNanos);
     changed.addAll(ramps.advance(nowNanos));
-    dispatch(membersChanged(changed), nowNanos); // a reset recounts the free slots
+    Handoff.dispatch(membersChanged(changed), nowNanos); // a reset recounts the free slots
   }
 
   /** Tells the strategies of the services over {@code changed} that availability or capacity moved; returns those services. */
@@ -282,7 +282,7 @@ public final class SlotTable {
     if (!sharing.contains(s)) {
       candidates.add(s);
     }
-    dispatch(candidates, nowNanos);
+    Handoff.dispatch(candidates, nowNanos);
   }
 
   /**
@@ -366,49 +366,5 @@ public final class SlotTable {
   public synchronized TableView.ServiceCounts serviceCounts(String name) {
     ServiceSlots s = services.get(name);
     return s == null ? null : new TableView.ServiceCounts(s.active.get(), s.waiting);
-  }
-
-  /**
-   * Serves queued waiters while slots are free, across {@code candidates} the most important class
-   * first and the oldest first within a class ({@link WaitQueue#servedBefore}).
-   */
-  private void dispatch(List<ServiceSlots> candidates, long nowNanos) {
-    while (!candidates.isEmpty()) {
-      ServiceSlots best = null;
-      Waiter first = null;
-      for (int i = candidates.size() - 1; i >= 0; i--) {
-        ServiceSlots x = candidates.get(i);
-        Waiter h = x.belowCap() ? x.head() : null;
-        if (h == null) {
-          candidates.remove(i);
-        } else if (first == null || WaitQueue.servedBefore(h, first)) {
-          best = x;
-          first = h;
-        }
-      }
-      if (best == null) {
-        return;
-      }
-      Endpoint e = first.excluded == null ? Handoff.pickAndTake(best, best.shared, nowNanos)
-          : Handoff.takeExcept(best, best.shared, first.excluded, nowNanos);
-      if (e == null && first.excluded != null) {
-        e = Handoff.pickAndTake(best, best.shared, nowNanos); // a slot only the retry cannot use
-        first = e == null ? null : Handoff.waiterFor(best, e);
-        if (first == null && e != null) {
-          e.release();
-          best.shared.onSlotFreed(e);
-          best.releaseServiceSlot();
-          e = null;
-        }
-      }
-      if (e == null) {
-        candidates.remove(best);
-        continue;
-      }
-      best.unlink(first);
-      best.waiting--;
-      first.grant(e);
-      first.granted(e);
-    }
   }
 }

@@ -36,7 +36,7 @@ class FailureTest {
 
   @Test
   void eachFailureHasItsGrpcStatusNextToItsHttpStatus() {
-    assertThat(Stream.of(Failure.NO_BACKEND, Failure.SLOT_TIMEOUT, Failure.QUEUE_FULL, Failure.CONNECT_FAILED,
+    assertThat(Stream.of(Failure.NO_BACKEND, Failure.SLOT_TIMEOUT, Failure.QUEUE_FULL, Failure.SHED, Failure.CONNECT_FAILED,
         Failure.BAD_RESPONSE, Failure.BACKEND_TLS, Failure.DRAINING, Failure.UPLOAD_STALLED).map(Failure::grpcStatus))
         .containsOnly(14);
     assertThat(Stream.of(Failure.RESPONSE_TIMEOUT, Failure.DEADLINE_EXCEEDED).map(Failure::grpcStatus)).containsOnly(4);
@@ -45,6 +45,8 @@ class FailureTest {
     assertThat(Failure.NO_ROUTE.grpcStatus()).isEqualTo(12);
     assertThat(Failure.UNDERSCORE_HEADER.grpcStatus()).isEqualTo(3);
     assertThat(Failure.DEADLINE_EXCEEDED.status()).isEqualTo(504);
+    assertThat(Failure.SHED.status() + " " + Failure.SHED.retryAfter() + " " + Failure.SHED.closeConnection())
+        .isEqualTo("503 true false");
   }
 
   @Test
