@@ -3,8 +3,10 @@ package dev.fairway.bench;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,7 +18,7 @@ import java.util.stream.Collectors;
  * requests at once it answers 503 at once, as a real backend that protects itself would. Ports in
  * {@code fail-ports} answer 503 to everything from {@code fail-from-s} to {@code fail-until-s}
  * after the first counted request, except {@code fail-accept-percent} of them (spread evenly),
- * which they serve as usual.
+ * which they serve as usual. A busy 503 says {@code Retry-After: 1} (overloaded); a failing one does not.
  *
  * <p>Example: {@code OverloadBackend --ports 31401,31402 --work-ms 100 --capacity 2 --fail-ports
  * 31401 --fail-from-s 3 --fail-until-s 13} prints {@code ready 31401} and {@code ready 31402};
@@ -45,21 +47,31 @@ public final class OverloadBackend {
     failAcceptPercent = f.integer("fail-accept-percent", 0);
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
     Flags f = Flags.parse(args);
+    Vertx vertx = Vertx.vertx();
+    for (int port : start(vertx, f)) {
+      System.out.println("ready " + port);
+    }
+    vertx.setTimer(TimeUnit.SECONDS.toMillis(f.integer("max-seconds", 120)), id -> System.exit(0));
+  }
+
+  /** Starts one server per port of {@code --ports} (0: any free port) and returns the ports they listen on. */
+  static List<Integer> start(Vertx vertx, Flags f) {
     String host = f.string("host", "127.0.0.1");
     int maxSeconds = f.integer("max-seconds", 120);
-    Vertx vertx = Vertx.vertx();
     OverloadBackend backend = new OverloadBackend(vertx, f);
+    List<Integer> listening = new ArrayList<>();
     for (int port : ports(f.string("ports", ""))) {
       BackendCounters counters = new BackendCounters(maxSeconds);
       AtomicLong failArrivals = new AtomicLong();
+      int[] actual = new int[1];
       HttpServer server = vertx.createHttpServer()
-          .requestHandler(req -> backend.handle(req, port, counters, failArrivals));
-      server.listen(port, host).await();
-      System.out.println("ready " + port);
+          .requestHandler(req -> backend.handle(req, actual[0], counters, failArrivals));
+      actual[0] = server.listen(port, host).await().actualPort();
+      listening.add(actual[0]);
     }
-    vertx.setTimer(TimeUnit.SECONDS.toMillis(maxSeconds), id -> System.exit(0));
+    return listening;
   }
 
   private void handle(HttpServerRequest req, int port, BackendCounters counters, AtomicLong failArrivals) {
@@ -91,7 +103,7 @@ public final class OverloadBackend {
     }
     if (!counters.tryEnter(capacity)) {
       counters.busy.incrementAndGet();
-      req.response().setStatusCode(503).end("busy\n");
+      req.response().setStatusCode(503).putHeader("Retry-After", "1").end("busy\n");
       return;
     }
     vertx.setTimer(workMs, id -> {
