@@ -2,8 +2,10 @@
 # Issue 24: overload handling, Fairway side by side with HAProxy (priority classes, maxconn,
 # queue timeout, retry-on), in three scenarios. Loopback only; every run is bounded.
 #
-# The backends (src/test/java/dev/fairway/bench/OverloadBackend.java, one JVM per run) do 100 ms of
-# "work" (a timer) with a capacity of their own: beyond it they answer 503 at once. The load
+# The backends (src/test/java/dev/fairway/bench/OverloadBackend.java, one JVM per run) do some ms
+# of "work" (a timer) with a capacity of their own: beyond it they answer 503 at once, and they
+# count attempts and accepts per second (by arrival), late arrivals and X-Fairway-Attempt > 1
+# (retries; HAProxy marks none, so "retries seen" is 0 for it whatever it retries). The load
 # (OverloadLoad.java) marks each request with X-Criticality; the proxies cap each backend at its
 # capacity and queue the rest for at most 1 s (Fairway slots.waitTimeoutMs, HAProxy timeout queue).
 #
@@ -16,7 +18,7 @@
 #      client requests) <= 1.10, no request reaching a backend after its deadline.
 #      B2 (not in the default SCENARIOS): as B, but the proxies think each backend takes 3 at once
 #      while it takes 2, so backends do answer 503 and retries (and their budget) come into play.
-#   C. one backend, capacity 10, 20 ms work, open loop at C_RATE req/s (30 % critical): from
+#   C. one backend, capacity 10, 20 ms work (so the proxies' queues stay out of the way), open loop at C_RATE req/s (30 % critical): from
 #      FAIL_FROM s it answers 503 to everything (C1) or to all but 25 % (C2) for two throttle windows,
 #      then heals and runs one more window. Fairway throttles with a short window (THROTTLE_WINDOW_MS,
 #      default 5 s instead of 2 min, so that the run stays short; k 2); HAProxy has no throttling and
