@@ -32,7 +32,7 @@
 #
 # Environment (defaults in brackets):
 #   SCENARIOS ["A B C1 C2"]  PROXIES ["haproxy fairway"]  FAIRWAY_OVERLOAD_KEYS [1]
-#   A_SECONDS [10]  B_SECONDS [12]  B_RATE [80]  DEADLINE_MS [500]  C_RATE [100]  FAIL_FROM [3]
+#   A_SECONDS [10]  B_SECONDS [10]  B_RATE [80]  DEADLINE_MS [500]  C_RATE [100]  FAIL_FROM [3]
 #   THROTTLE_WINDOW_MS [5000]  JAVA_OPTS [-Xmx192m -XX:+UseSerialGC]  BASE_PORT [31400]  JAR (Fairway)
 set -euo pipefail
 
@@ -40,7 +40,7 @@ SCENARIOS=${SCENARIOS:-"A B C1 C2"}
 PROXIES=${PROXIES:-"haproxy fairway"}
 FAIRWAY_OVERLOAD_KEYS=${FAIRWAY_OVERLOAD_KEYS:-1}
 A_SECONDS=${A_SECONDS:-10}
-B_SECONDS=${B_SECONDS:-12}
+B_SECONDS=${B_SECONDS:-10}
 B_RATE=${B_RATE:-80}
 DEADLINE_MS=${DEADLINE_MS:-500}
 C_RATE=${C_RATE:-100}
@@ -168,7 +168,7 @@ JSON
 }
 
 # start_proxy KIND NAME CAP RETRIES EXTRA PORT...: HAProxy or Fairway in front of PORTs (started
-# while the backends start), waits until /health answers through it, then warms it up for 2 s on
+# while the backends start), waits until /health answers through it, then warms it up for 1 s on
 # /health (which the backends do not count)
 start_proxy() {
   local kind=$1 name=$2 cap=$3 retries=$4 extra=$5; shift 5
@@ -184,7 +184,7 @@ start_proxy() {
   local pid=$!
   backends_ready "$name" $#
   wait_http "$PROXY" /health "$pid" "$name"
-  wrk -t 1 -c 4 -d 2s "http://$HOST:$PROXY/health" > /dev/null 2>&1 || true
+  wrk -t 1 -c 4 -d 1s "http://$HOST:$PROXY/health" > /dev/null 2>&1 || true
 }
 
 # load NAME ARGS...: OverloadLoad against the proxy; its class lines go to $WORK/NAME.load
