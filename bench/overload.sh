@@ -33,6 +33,7 @@
 # Environment (defaults in brackets):
 #   SCENARIOS ["A B C1 C2"]  PROXIES ["haproxy fairway"]  FAIRWAY_OVERLOAD_KEYS [1]
 #   A_SECONDS [10]  B_SECONDS [10]  B_RATE [80]  DEADLINE_MS [500]  C_RATE [100]  FAIL_FROM [3]
+#   FAIRWAY_ACCESS_LOG [false: true logs each request to the proxy's log]  KEEP_WORK [unset: keep the work dir]
 #   THROTTLE_WINDOW_MS [5000]  JAVA_OPTS [-Xmx192m -XX:+UseSerialGC]  BASE_PORT [31400]  JAR (Fairway)
 set -euo pipefail
 
@@ -149,6 +150,7 @@ fairway_cfg() {
 {
   "proxy": { "host": "$HOST", "port": $PROXY, "instances": 0 },
   "admin": { "host": "$HOST", "port": $ADMIN, "token": "bench-token" },
+  "accessLog": { "enabled": ${FAIRWAY_ACCESS_LOG:-false}, "format": "json" },
   $top
   "services": [
     {

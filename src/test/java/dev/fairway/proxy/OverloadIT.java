@@ -8,6 +8,7 @@ import dev.fairway.testing.Await;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.TestVertx;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -299,5 +300,27 @@ class OverloadIT {
     assertThat(waited.status()).as(waited + " " + sheddable).isEqualTo(503);
     assertThat(waited.millis()).isBetween(650L, 1400L);
     assertThat(busy.await(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+  }
+
+  /**
+   * A request whose deadline passes while an HTTP/1.1 backend works on it gets its 504 at the
+   * deadline, but its slot stays taken until the backend answers: closing the connection would not
+   * stop the backend's work, and the next request would find it over capacity.
+   */
+  @Test
+  void theSlotOfARequestAnsweredAtItsDeadlineStaysTakenUntilTheBackendIsDone() throws Exception {
+    TestBackend slow = recording(200, 800, new ConcurrentLinkedQueue<>());
+    Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", slow.port(), 1)).slots(1, 5000).build())
+        .await(10, TimeUnit.SECONDS);
+
+    Result late = get(fw.proxyPort(), Map.of("X-Request-Timeout-Ms", "200"));
+    Result next = get(fw.proxyPort(), Map.of());
+
+    assertThat(late.status()).isEqualTo(504);
+    assertThat(late.millis()).isBetween(150L, 700L);
+    assertThat(next.status()).isEqualTo(200);
+    assertThat(next.millis()).as("waited for the backend to finish the first").isGreaterThan(900);
+    assertThat(slow.peak()).isEqualTo(1);
+    TestFairway.assertIdleSoon(fw);
   }
 }

@@ -5,8 +5,12 @@ import dev.fairway.config.UpstreamTls;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.upstream.UpstreamUser;
 import dev.fairway.proxy.wire.ForwardingRules;
+import dev.fairway.proxy.wire.RawBody;
+import dev.fairway.proxy.wire.RawResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 
 /**
  * An exchange's side towards the backend: the connection it holds (taken from the lane's pool or
@@ -28,6 +32,8 @@ final class BackendSide implements UpstreamUser {
   private boolean headPrepared;
   /** Fairway gave up waiting for the response head. */
   private boolean timedOut;
+  /** The client got its 504 (deadline) while the backend still works on the request: its answer is dropped. */
+  private boolean orphaned;
 
   BackendSide(Exchange x, String authority) {
     this.x = x;
@@ -98,8 +104,28 @@ final class BackendSide implements UpstreamUser {
     x.requestRelay.send(u, nowNanos);
   }
 
+  /** The client was answered without the backend: from now on its answer is read and dropped. */
+  void orphan() {
+    orphaned = true;
+  }
+
+  boolean orphaned() {
+    return orphaned;
+  }
+
   @Override
   public void fromUpstream(Object msg) {
+    if (orphaned) {
+      boolean last = msg instanceof RawResponse r ? r.bodyLength() == 0
+          : msg instanceof RawBody body ? body.last() : msg instanceof LastHttpContent;
+      ReferenceCountUtil.release(msg);
+      if (last) { // the backend is done: the slot goes back with what it answered, the connection closes
+        x.ctx.deadlines().disarm(x);
+        drop();
+        x.release(ExchangeRecord.Ending.ABORTED, System.nanoTime());
+      }
+      return;
+    }
     if (tunnel != null) {
       tunnel.fromUpstream(msg);
     } else {
@@ -125,6 +151,11 @@ final class BackendSide implements UpstreamUser {
   @Override
   public void upstreamClosed(Upstream u) {
     if (u != upstream) {
+      return;
+    }
+    if (orphaned) {
+      upstream = null;
+      x.upstreamLost(u);
       return;
     }
     if (tunnel != null) {

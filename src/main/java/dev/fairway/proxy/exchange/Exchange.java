@@ -82,12 +82,15 @@ public final class Exchange extends SlotHolder {
     acquire();
   }
 
-  /** Connects to the granted {@code e}, unless the deadline has passed: then the slot goes back unused (504). */
+  /**
+   * Connects to the granted {@code e}, unless the deadline has passed or leaves less than the
+   * backends' usual answer time: then the slot goes back unused (504).
+   */
   @Override
   void connect(Endpoint e, boolean fresh, long nowNanos) {
-    if (deadline.passed(nowNanos)) {
+    if (unmeetable(nowNanos)) {
       release(Ending.ABORTED, nowNanos);
-      fail(Failure.DEADLINE_EXCEEDED);
+      fail(deadline.passed(nowNanos) ? Failure.DEADLINE_EXCEEDED : Failure.DEADLINE_UNMEETABLE);
       return;
     }
     phase = Phase.CONNECTING;
@@ -177,6 +180,9 @@ public final class Exchange extends SlotHolder {
    */
   void responseBegins(int code, boolean retryAfter, String report, boolean lameDuck, boolean keepAlive) {
     ctx.deadlines().disarm(this);
+    if (guard != null && code < 500) {
+      guard.served(System.nanoTime() - record.slotNanos);
+    }
     phase = Phase.RESPONDING;
     record.backendStatus = code;
     record.backendRetryAfter = retryAfter;
@@ -233,7 +239,9 @@ public final class Exchange extends SlotHolder {
   void upstreamLost(Upstream u) {
     ctx.deadlines().disarm(this);
     requestRelay.cancelUploadTimer();
-    if (!over()) {
+    if (backend.orphaned()) {
+      release(Ending.ABORTED, System.nanoTime()); // the orphaned request's backend is done with it
+    } else if (!over()) {
       record.attemptAbandoned();
       FailedTry.lost(this, u, phase == Phase.RESPONDING, deadlineArmed, System.nanoTime());
     }
@@ -242,11 +250,21 @@ public final class Exchange extends SlotHolder {
   /**
    * A deadline of {@link ResponseDeadlines} passed: before the response head, no response headers
    * within {@code responseMs} (give up on the backend: 504); after it, the client held the response
-   * back for {@code slowClientMs}.
+   * back for {@code slowClientMs}. When it is the request's own deadline and the backend is an
+   * HTTP/1.1 connection, the client gets its 504 but the backend keeps the slot until it answers
+   * (or {@code responseMs} ends): closing the connection does not stop its work, and a new request
+   * in that slot would find it still busy. An HTTP/2 stream is reset, which gRPC servers act on.
    */
   void onResponseTimeout() {
-    if (phase == Phase.RESPONDING) {
+    if (backend.orphaned()) {
+      backend.drop();
+      release(Ending.ABORTED, System.nanoTime());
+    } else if (phase == Phase.RESPONDING) {
       giveSlotBackEarly();
+    } else if (!over() && deadlineArmed && !upstream().multiplexed()) {
+      backend.orphan();
+      fail(Failure.DEADLINE_EXCEEDED);
+      ctx.deadlines().arm(this, record.slotNanos + route.timeouts().responseMs() * 1_000_000L);
     } else if (!over()) {
       backend.timeOut();
     }

@@ -6,6 +6,7 @@ import dev.fairway.config.ThrottleSettings;
 import dev.fairway.overload.AdaptiveThrottle;
 import dev.fairway.overload.Criticality;
 import dev.fairway.overload.RetryBudget;
+import dev.fairway.overload.ServiceTime;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,6 +25,8 @@ final class ServiceGuard {
   final ServiceOverload policy;
   private final AdaptiveThrottle throttle;
   private final RetryBudget budget;
+  /** A low quantile of the backends' time to answer: a deadline shorter than it is not worth a backend's slot. */
+  private final ServiceTime serviceTime = new ServiceTime(0.25);
   /** What the throttle counted last: read by metrics from other threads, never exact. */
   private volatile long requests;
   private volatile double probability;
@@ -61,6 +64,16 @@ final class ServiceGuard {
       }
       note(nowNanos);
     }
+  }
+
+  /** A backend answered (not with a 5xx) {@code nanos} after the slot was granted. */
+  void served(long nanos) {
+    serviceTime.sample(nanos);
+  }
+
+  /** How long the backends usually take at least (their answers' 25th percentile); 0 before ten answers. */
+  long usualNanos() {
+    return serviceTime.nanos();
   }
 
   /** Whether a retry that may add load to a backend fits the budget; if so, it is spent. */

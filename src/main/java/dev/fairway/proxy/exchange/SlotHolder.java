@@ -88,9 +88,14 @@ abstract class SlotHolder extends Waiter {
     }
   }
 
-  /** Waits up to its class's {@code waitTimeoutMs}, or until the deadline if that comes first. */
+  /**
+   * Waits up to its class's {@code waitTimeoutMs}, or until its deadline leaves less than the
+   * backends' usual answer time ({@link #unmeetable}) if that comes first.
+   */
   private void awaitSlot() {
-    long waitNanos = deadline.bound(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality())), System.nanoTime());
+    long now = System.nanoTime();
+    long waitNanos = Math.max(0, Math.min(TimeUnit.MILLISECONDS.toNanos(route.waitTimeoutMs(criticality())),
+        deadline.remainingNanos(now) - usualNanos()));
     if (waitNanos == 0) {
       onWaitTimeout();
       return;
@@ -105,7 +110,8 @@ abstract class SlotHolder extends Waiter {
       long now = System.nanoTime();
       meters.slotTimeouts().increment();
       meters.slotWait().record(now - enqueuedNanos(), TimeUnit.NANOSECONDS);
-      fail(deadline.passed(now) ? Failure.DEADLINE_EXCEEDED : attempts > 1 ? retryFailure : Failure.SLOT_TIMEOUT);
+      fail(deadline.passed(now) ? Failure.DEADLINE_EXCEEDED : unmeetable(now) ? Failure.DEADLINE_UNMEETABLE
+          : attempts > 1 ? retryFailure : Failure.SLOT_TIMEOUT);
     }
   }
 
@@ -165,6 +171,20 @@ abstract class SlotHolder extends Waiter {
     waitTimer.cancel(false);
     waitTimer = null;
     return true;
+  }
+
+  /** How long the service's backends usually take at least to answer; 0 while unknown. */
+  private long usualNanos() {
+    return guard == null ? 0 : guard.usualNanos();
+  }
+
+  /**
+   * Whether what is left of the deadline at {@code nowNanos} is less than the backends' usual
+   * answer time: the request is then not sent (the book: a request that cannot be answered in
+   * time only takes a backend's slot from one that can).
+   */
+  final boolean unmeetable(long nowNanos) {
+    return deadline.bounded() && deadline.remainingNanos(nowNanos) < Math.max(1, usualNanos());
   }
 
   /**

@@ -38,6 +38,9 @@ public enum Failure {
   RESPONSE_TIMEOUT(504, "backend sent no response in time", false, false, GrpcStatus.DEADLINE_EXCEEDED),
   /** The request's own deadline ({@code grpc-timeout}) passed before a backend answered. */
   DEADLINE_EXCEEDED(504, "deadline exceeded before a backend answered", false, false, GrpcStatus.DEADLINE_EXCEEDED),
+  /** What was left of the deadline was less than the backends' usual answer time: not sent. */
+  DEADLINE_UNMEETABLE(504, "deadline too short for the backends' usual answer time", false, false,
+      GrpcStatus.DEADLINE_EXCEEDED),
   BAD_RESPONSE(502, "backend sent an empty, invalid or truncated response", false, false, GrpcStatus.UNAVAILABLE),
   MALFORMED_REQUEST(400, "malformed or ambiguous request", false, true, GrpcStatus.INTERNAL),
   /** A {@code grpc-timeout} that is not 1-8 digits and a unit (gRPC servers answer it with INTERNAL). */
