@@ -10,7 +10,7 @@ package dev.fairway.overload;
  * fraction {@code q} of samples fall below. Example: with {@code q} 0.25, after 10 samples of
  * 100 ms the estimate is 100 ms; samples alternating 10 ms and 1000 ms pull it towards 10 ms
  * (the fast mode), not to the 505 ms mean. It says nothing ({@link #nanos} 0) before
- * {@link #MIN_SAMPLES} samples.
+ * {@link #MIN_SAMPLES} samples. Thread-safe: the event loops of a process share one per service.
  */
 public final class ServiceTime {
   /** Samples before the estimate is used. */
@@ -30,7 +30,7 @@ public final class ServiceTime {
   }
 
   /** One answer took {@code nanos}. */
-  public void sample(long nanos) {
+  public synchronized void sample(long nanos) {
     if (samples++ == 0) {
       estimate = nanos;
     } else if (nanos > estimate) {
@@ -41,7 +41,7 @@ public final class ServiceTime {
   }
 
   /** The estimate, or 0 while there are fewer than {@link #MIN_SAMPLES} samples. */
-  public long nanos() {
+  public synchronized long nanos() {
     return samples < MIN_SAMPLES ? 0 : (long) estimate;
   }
 }

@@ -1,6 +1,7 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.metrics.ThrottleReadings;
+import dev.fairway.overload.ServiceTime;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +17,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class OverloadBoard implements ThrottleReadings {
   private final Map<String, List<ServiceGuard>> guards = new ConcurrentHashMap<>();
+  private final Map<String, ServiceTime> serviceTimes = new ConcurrentHashMap<>();
+
+  /** The answer times of {@code service}'s backends, one estimate for every event loop. */
+  ServiceTime serviceTime(String service) {
+    return serviceTimes.computeIfAbsent(service, k -> new ServiceTime(0.25));
+  }
 
   void replace(String service, ServiceGuard old, ServiceGuard next) {
     List<ServiceGuard> list = guards.computeIfAbsent(service, k -> new CopyOnWriteArrayList<>());

@@ -42,7 +42,7 @@ public final class OverloadLane {
   ServiceGuard guard(Route route) {
     ServiceGuard g = guards.get(route.service());
     if (g == null || !g.policy.equals(route.overload())) {
-      ServiceGuard next = new ServiceGuard(route.overload(), lanes);
+      ServiceGuard next = new ServiceGuard(route.overload(), lanes, board.serviceTime(route.service()));
       guards.put(route.service(), next);
       board.replace(route.service(), g, next);
       g = next;

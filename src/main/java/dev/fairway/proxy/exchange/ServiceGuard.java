@@ -26,15 +26,20 @@ final class ServiceGuard {
   private final AdaptiveThrottle throttle;
   private final RetryBudget budget;
   /** A low quantile of the backends' time to answer: a deadline shorter than it is not worth a backend's slot. */
-  private final ServiceTime serviceTime = new ServiceTime(0.25);
+  private final ServiceTime serviceTime;
   /** What the throttle counted last: read by metrics from other threads, never exact. */
   private volatile long requests;
   private volatile double probability;
   private volatile long accepts;
 
-  /** @param lanes how many event loops share {@code minRetriesPerSecond} */
-  ServiceGuard(ServiceOverload policy, int lanes) {
+  /**
+   * @param lanes       how many event loops share {@code minRetriesPerSecond}
+   * @param serviceTime the service's answer times, shared by the event loops (more samples, so it
+   *                    follows a change sooner)
+   */
+  ServiceGuard(ServiceOverload policy, int lanes, ServiceTime serviceTime) {
     this.policy = policy;
+    this.serviceTime = serviceTime;
     ThrottleSettings t = policy.throttle();
     this.throttle = t.enabled() ? new AdaptiveThrottle(t.k(), TimeUnit.MILLISECONDS.toNanos(t.windowMs()), t.minRequests()) : null;
     RetrySettings r = policy.retry();
