@@ -19,7 +19,8 @@
 #      B2 (not in the default SCENARIOS): as B, but the proxies think each backend takes 3 at once
 #      while it takes 2, so backends do answer 503 and retries (and their budget) come into play.
 #   C. one backend, capacity 10, 20 ms work (so the proxies' queues stay out of the way), open loop at C_RATE req/s (30 % critical): from
-#      FAIL_FROM s it answers 503 to everything (C1) or to all but 25 % (C2) for two throttle windows,
+#      FAIL_FROM s it answers 503 to everything (C1), or takes only 25 % of the offered rate a second
+#      (C2: its capacity dropped to C_RATE/4 req/s, the rest 503) for two throttle windows,
 #      then heals and runs one more window. Fairway throttles with a short window (THROTTLE_WINDOW_MS,
 #      default 5 s instead of 2 min, so that the run stays short; k 2); HAProxy has no throttling and
 #      no retries here. Targets: in the failure's second window, attempts < 2.5x accepts; after
@@ -254,7 +255,7 @@ for scen in $SCENARIOS; do
       C1|C2)
         accept=0; [[ $scen == C2 ]] && accept=25
         start_backends "$name" --ports "$B1" --work-ms 20 --capacity 10 --fail-ports "$B1" \
-          --fail-from-s "$FAIL_FROM" --fail-until-s "$FAIL_UNTIL" --fail-accept-percent "$accept"
+          --fail-from-s "$FAIL_FROM" --fail-until-s "$FAIL_UNTIL" --fail-accept-rps $((C_RATE * accept / 100))
         extra="\"throttle\": { \"enabled\": true, \"k\": 2, \"windowMs\": $THROTTLE_WINDOW_MS },"
         start_proxy "$proxy" "$name" 10 0 "$extra" "$B1"
         load "$name" --seconds "$C_SECONDS" --rate "$C_RATE" --mix critical=30,sheddable=70 --deadline-ms 1000
@@ -262,7 +263,7 @@ for scen in $SCENARIOS; do
         s=$WORK/$name.$B1.stats; f=$WORK/$name.load
         w1a=$(seconds_sum "$s" "$FAIL_FROM" $((FAIL_FROM + WINDOW_S)) 3); w1c=$(seconds_sum "$s" "$FAIL_FROM" $((FAIL_FROM + WINDOW_S)) 4)
         w2a=$(seconds_sum "$s" $((FAIL_FROM + WINDOW_S)) "$FAIL_UNTIL" 3); w2c=$(seconds_sum "$s" $((FAIL_FROM + WINDOW_S)) "$FAIL_UNTIL" 4)
-        ROWS_C+=("| $proxy | $scen (accepts $accept %) | $w1a / $w1c | $w2a / $w2c | **$(ratio "$w2a" "$w2c")** | $(ratio "$w2a" $((C_RATE * WINDOW_S))) | **$(recovery "$s")** | $(pct "$(field "$f" critical ok)" "$(field "$f" critical sent)") | $(pct "$(field "$f" sheddable ok)" "$(field "$f" sheddable sent)") |")
+        ROWS_C+=("| $proxy | $scen (accepts $accept % of offered) | $w1a / $w1c | $w2a / $w2c | **$(ratio "$w2a" "$w2c")** | $(ratio "$w2a" $((C_RATE * WINDOW_S))) | **$(recovery "$s")** | $(pct "$(field "$f" critical ok)" "$(field "$f" critical sent)") | $(pct "$(field "$f" sheddable ok)" "$(field "$f" sheddable sent)") |")
         ;;
       *) die "unknown scenario '$scen' (A, B, B2, C1, C2)" ;;
     esac

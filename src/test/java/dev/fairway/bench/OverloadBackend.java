@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
  * requests at once it answers 503 at once, as a real backend that protects itself would. Ports in
  * {@code fail-ports} answer 503 to everything from {@code fail-from-s} to {@code fail-until-s}
  * after the first counted request, except {@code fail-accept-percent} of them (spread evenly),
- * which they serve as usual. A busy 503 says {@code Retry-After: 1} (overloaded); a failing one does not.
+ * or except up to {@code fail-accept-rps} of them in each second (a backend whose capacity
+ * dropped), which they serve as usual. A busy 503 says {@code Retry-After: 1} (overloaded); a failing one does not.
  *
  * <p>Example: {@code OverloadBackend --ports 31401,31402 --work-ms 100 --capacity 2 --fail-ports
  * 31401 --fail-from-s 3 --fail-until-s 13} prints {@code ready 31401} and {@code ready 31402};
@@ -35,6 +36,10 @@ public final class OverloadBackend {
   private final long failFromMs;
   private final long failUntilMs;
   private final int failAcceptPercent;
+  private final int failAcceptRps;
+  /** While failing with {@code fail-accept-rps}: the second counted, and how many were accepted in it. */
+  private final AtomicLong acceptSecond = new AtomicLong(-1);
+  private final AtomicLong acceptedInSecond = new AtomicLong();
   private final AtomicLong startNanos = new AtomicLong();
 
   private OverloadBackend(Vertx vertx, Flags f) {
@@ -45,6 +50,7 @@ public final class OverloadBackend {
     failFromMs = TimeUnit.SECONDS.toMillis(f.integer("fail-from-s", 0));
     failUntilMs = TimeUnit.SECONDS.toMillis(f.integer("fail-until-s", 0));
     failAcceptPercent = f.integer("fail-accept-percent", 0);
+    failAcceptRps = f.integer("fail-accept-rps", 0);
   }
 
   public static void main(String[] args) {
@@ -96,7 +102,8 @@ public final class OverloadBackend {
     if (attempt != null && Integer.parseInt(attempt.trim()) > 1) {
       counters.retried.incrementAndGet();
     }
-    if (failing(port, sinceMs) && !acceptWhileFailing(failArrivals.getAndIncrement())) {
+    if (failing(port, sinceMs) && !(failAcceptRps > 0 ? acceptThisSecond(second)
+        : acceptWhileFailing(failArrivals.getAndIncrement()))) {
       counters.refused.incrementAndGet();
       req.response().setStatusCode(503).end("failing\n");
       return;
@@ -120,6 +127,14 @@ public final class OverloadBackend {
   /** Accepts the n-th arrival while failing so that exactly {@code failAcceptPercent} % pass, evenly spread. */
   private boolean acceptWhileFailing(long n) {
     return (n + 1) * failAcceptPercent / 100 > n * failAcceptPercent / 100;
+  }
+
+  /** Accepts up to {@code failAcceptRps} arrivals in each second while failing. */
+  private synchronized boolean acceptThisSecond(int second) {
+    if (acceptSecond.getAndSet(second) != second) {
+      acceptedInSecond.set(0);
+    }
+    return acceptedInSecond.incrementAndGet() <= failAcceptRps;
   }
 
   private static Set<Integer> ports(String text) {
