@@ -247,27 +247,9 @@ public final class Exchange extends SlotHolder {
     }
   }
 
-  /**
-   * A deadline of {@link ResponseDeadlines} passed: before the response head, no response headers
-   * within {@code responseMs} (give up on the backend: 504); after it, the client held the response
-   * back for {@code slowClientMs}. When it is the request's own deadline and the backend is an
-   * HTTP/1.1 connection, the client gets its 504 but the backend keeps the slot until it answers
-   * (or {@code responseMs} ends): closing the connection does not stop its work, and a new request
-   * in that slot would find it still busy. An HTTP/2 stream is reset, which gRPC servers act on.
-   */
+  /** A deadline of {@link ResponseDeadlines} passed ({@link FailedTry#timedOut}). */
   void onResponseTimeout() {
-    if (backend.orphaned()) {
-      backend.drop();
-      release(Ending.ABORTED, System.nanoTime());
-    } else if (phase == Phase.RESPONDING) {
-      giveSlotBackEarly();
-    } else if (!over() && deadlineArmed && !upstream().multiplexed()) {
-      backend.orphan();
-      fail(Failure.DEADLINE_EXCEEDED);
-      ctx.deadlines().arm(this, record.slotNanos + route.timeouts().responseMs() * 1_000_000L);
-    } else if (!over()) {
-      backend.timeOut();
-    }
+    FailedTry.timedOut(this, phase == Phase.RESPONDING, deadlineArmed);
   }
 
   /**

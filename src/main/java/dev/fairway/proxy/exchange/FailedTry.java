@@ -6,8 +6,8 @@ import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.Failure;
 
 /**
- * What an exchange does when a try fails before its response began: its connection was lost, or
- * the backend answered with a status the service retries. The try's slot goes back with what the
+ * What an exchange does when a try fails before its response began: its connection was lost, its
+ * response deadline passed, or the backend answered with a status the service retries. The try's slot goes back with what the
  * backend did; the request goes to another backend if the service's {@code retry} settings and
  * budget allow ({@link SlotHolder#mayRetry}), else the client hears of the failure.
  *
@@ -48,6 +48,33 @@ final class FailedTry {
       } else {
         x.fail(f);
       }
+    }
+  }
+
+  /**
+   * A deadline of {@link ResponseDeadlines} passed: before the response head, no response headers
+   * within {@code responseMs} (give up on the backend: 504); after it, the client held the response
+   * back for {@code slowClientMs}. When it is the request's own deadline and the backend is an
+   * HTTP/1.1 connection, the client gets its 504 but the backend keeps the slot until it answers
+   * (or {@code responseMs} ends): closing the connection does not stop its work, and a new request
+   * in that slot would find it still busy. An HTTP/2 stream is reset, which gRPC servers act on.
+   *
+   * @param responding    the response had begun
+   * @param deadlineArmed the deadline that passed is the request's own, not {@code responseMs}
+   */
+  static void timedOut(Exchange x, boolean responding, boolean deadlineArmed) {
+    BackendSide backend = x.backend;
+    if (backend.orphaned()) {
+      backend.drop();
+      x.release(Ending.ABORTED, System.nanoTime());
+    } else if (responding) {
+      x.giveSlotBackEarly();
+    } else if (!x.over() && deadlineArmed && !x.upstream().multiplexed()) {
+      backend.orphan();
+      x.fail(Failure.DEADLINE_EXCEEDED);
+      x.ctx.deadlines().arm(x, x.record.slotNanos + x.route.timeouts().responseMs() * 1_000_000L);
+    } else if (!x.over()) {
+      backend.timeOut();
     }
   }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.ToLongFunction;
 
 /**
  * Every event loop's {@link ServiceGuard}s, per service, for the meters and the dashboard: what
@@ -35,19 +36,19 @@ public final class OverloadBoard implements ThrottleReadings {
   /** Requests the throttles of {@code service} counted in their windows. */
   @Override
   public long requests(String service) {
-    long n = 0;
-    for (ServiceGuard g : guards.getOrDefault(service, List.of())) {
-      n += g.requests();
-    }
-    return n;
+    return sum(service, ServiceGuard::requests);
   }
 
   /** Accepts the throttles of {@code service} counted in their windows. */
   @Override
   public long accepts(String service) {
+    return sum(service, ServiceGuard::accepts);
+  }
+
+  private long sum(String service, ToLongFunction<ServiceGuard> count) {
     long n = 0;
     for (ServiceGuard g : guards.getOrDefault(service, List.of())) {
-      n += g.accepts();
+      n += count.applyAsLong(g);
     }
     return n;
   }

@@ -118,17 +118,23 @@ abstract class SlotHolder extends Waiter {
   @Override
   protected final void granted(Endpoint endpoint) {
     loop().execute(() -> {
-      cancelWaitTimer();
-      long now = System.nanoTime();
-      long waited = now - enqueuedNanos();
-      record.waitNanos += waited;
-      meters.slotWait().record(waited, TimeUnit.NANOSECONDS);
+      long now = waitEnded();
       if (abandoned()) {
         end(Ending.ABORTED, 0, now);
       } else {
         connect(endpoint, attempts > 1, now);
       }
     });
+  }
+
+  /** The wait is over, granted or shed: its timer stops and its length is recorded. Returns the time. */
+  private long waitEnded() {
+    cancelWaitTimer();
+    long now = System.nanoTime();
+    long waited = now - enqueuedNanos();
+    record.waitNanos += waited;
+    meters.slotWait().record(waited, TimeUnit.NANOSECONDS);
+    return now;
   }
 
   /**
@@ -138,11 +144,7 @@ abstract class SlotHolder extends Waiter {
   @Override
   protected final void shed() {
     loop().execute(() -> {
-      cancelWaitTimer();
-      long now = System.nanoTime();
-      long waited = now - enqueuedNanos();
-      record.waitNanos += waited;
-      meters.slotWait().record(waited, TimeUnit.NANOSECONDS);
+      long now = waitEnded();
       meters.shed().increment();
       if (abandoned()) {
         end(Ending.ABORTED, 0, now);
