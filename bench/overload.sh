@@ -33,7 +33,7 @@
 #
 # Environment (defaults in brackets):
 #   SCENARIOS ["A B C1 C2"]  PROXIES ["haproxy fairway"]  FAIRWAY_OVERLOAD_KEYS [1]
-#   A_SECONDS [10]  B_SECONDS [10]  B_RATE [80]  DEADLINE_MS [500]  C_RATE [100]  FAIL_FROM [3]
+#   A_SECONDS [10]  A_CLIENTS [critical=5,sheddable=60]  B_SECONDS [10]  B_RATE [80]  DEADLINE_MS [500]  C_RATE [100]  FAIL_FROM [3]
 #   FAIRWAY_ACCESS_LOG [false: true logs each request to the proxy's log]  KEEP_WORK [unset: keep the work dir]
 #   THROTTLE_WINDOW_MS [5000]  JAVA_OPTS [-Xmx192m -XX:+UseSerialGC]  BASE_PORT [31400]  JAR (Fairway)
 set -euo pipefail
@@ -42,6 +42,7 @@ SCENARIOS=${SCENARIOS:-"A B C1 C2"}
 PROXIES=${PROXIES:-"haproxy fairway"}
 FAIRWAY_OVERLOAD_KEYS=${FAIRWAY_OVERLOAD_KEYS:-1}
 A_SECONDS=${A_SECONDS:-10}
+A_CLIENTS=${A_CLIENTS:-critical=5,sheddable=60}
 B_SECONDS=${B_SECONDS:-10}
 B_RATE=${B_RATE:-80}
 DEADLINE_MS=${DEADLINE_MS:-500}
@@ -236,7 +237,7 @@ for scen in $SCENARIOS; do
       A)
         start_backends "$name" --ports "$B1,$B2" --work-ms 100 --capacity 2
         start_proxy "$proxy" "$name" 2 0 '' "$B1" "$B2"
-        load "$name" --seconds "$A_SECONDS" --closed critical=5,sheddable=60
+        load "$name" --seconds "$A_SECONDS" --closed "$A_CLIENTS"
         stats "$name" "$B1" "$B2"
         f=$WORK/$name.load
         ROWS_A+=("| $proxy | **$(pct "$(field "$f" critical ok)" "$(field "$f" critical sent)")** ($(field "$f" critical ok)/$(field "$f" critical sent)) | $(pct "$(field "$f" sheddable ok)" "$(field "$f" sheddable sent)") ($(field "$f" sheddable ok)/$(field "$f" sheddable sent)) | $(field "$f" critical p50) / $(field "$f" critical p99) | $(total "$f" ok) | $(backend_sum busy "$WORK/$name".*.stats) |")
@@ -274,7 +275,7 @@ done
 echo "## Overload (bench/overload.sh; FAIRWAY_OVERLOAD_KEYS=$FAIRWAY_OVERLOAD_KEYS, jar $(basename "$JAR"))"
 if (( ${#ROWS_A[@]} )); then
   echo
-  echo "### A. 2 backends x capacity 2, 100 ms; closed loop 5 critical + 60 sheddable clients, ${A_SECONDS}s; 1 s queue (target: critical >= 99 %)"
+  echo "### A. 2 backends x capacity 2, 100 ms; closed loop clients $A_CLIENTS, ${A_SECONDS}s; 1 s queue (target: critical >= 99 %)"
   echo
   echo "| proxy | critical ok % | sheddable ok % | critical p50 / p99 ms | requests served | backend busy 503s |"
   echo "|---|---|---|---|---|---|"
