@@ -10,7 +10,8 @@ package dev.fairway.overload;
  * fraction {@code q} of samples fall below. Example: with {@code q} 0.25, after 10 samples of
  * 100 ms the estimate is 100 ms; samples alternating 10 ms and 1000 ms pull it towards 10 ms
  * (the fast mode), not to the 505 ms mean. It says nothing ({@link #nanos} 0) before
- * {@link #MIN_SAMPLES} samples. Thread-safe: the event loops of a process share one per service.
+ * {@link #MIN_SAMPLES} samples. The event loops of a process share one per service without a lock:
+ * two samples at once may lose one, which only slows the estimate a little.
  */
 public final class ServiceTime {
   /** Samples before the estimate is used. */
@@ -18,8 +19,8 @@ public final class ServiceTime {
   private static final double STEP = 0.2;
 
   private final double q;
-  private double estimate;
-  private int samples;
+  private volatile double estimate;
+  private volatile int samples;
 
   /** @param q the quantile estimated, in (0, 1) */
   public ServiceTime(double q) {
@@ -30,18 +31,19 @@ public final class ServiceTime {
   }
 
   /** One answer took {@code nanos}. */
-  public synchronized void sample(long nanos) {
+  public void sample(long nanos) {
+    double e = estimate;
     if (samples++ == 0) {
       estimate = nanos;
-    } else if (nanos > estimate) {
-      estimate = Math.min(nanos, estimate * (1 + STEP * q));
-    } else if (nanos < estimate) {
-      estimate = Math.max(nanos, estimate * (1 - STEP * (1 - q)));
+    } else if (nanos > e) {
+      estimate = Math.min(nanos, e * (1 + STEP * q));
+    } else if (nanos < e) {
+      estimate = Math.max(nanos, e * (1 - STEP * (1 - q)));
     }
   }
 
   /** The estimate, or 0 while there are fewer than {@link #MIN_SAMPLES} samples. */
-  public synchronized long nanos() {
+  public long nanos() {
     return samples < MIN_SAMPLES ? 0 : (long) estimate;
   }
 }
