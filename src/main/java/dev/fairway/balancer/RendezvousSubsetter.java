@@ -28,14 +28,18 @@ import java.util.TreeSet;
  * Bounded-load rendezvous keeps rendezvous' locality and gets the book's balance from its caps:
  * with {@code q = N·k / B} and {@code r = N·k mod B}, the first {@code r} backends to reach
  * {@code q + 1} clients may keep it and all others stop at {@code q}, so every backend ends with
- * {@code q} or {@code q + 1} clients. The caps sum to exactly {@code N·k}; in the rare case the
- * greedy pass leaves a client short (its only open backends are ones it already has), a repair
- * step moves the lowest-scored fitting pair of another client onto an open backend and gives the
- * freed backend to the short client, which keeps both counts.
+ * {@code q} or {@code q + 1} clients. The caps sum to exactly {@code N·k}. When the greedy pass
+ * leaves a client short (its only open backends are ones it already has: a few clients at the
+ * tail of the order, more often when {@code k} is near {@code B}), a repair step moves the
+ * lowest-scored fitting pair of another client onto an open backend and gives the freed backend
+ * to the short client, which keeps every count. Processing whole clients in index order instead
+ * of pairs by score balances as well but churned more (300 × 300 × 10: 31, 43 and 48 pairs beyond
+ * the unavoidable for +1 backend, −1 backend, +1 client, against 18, 31 and 39; only for −1
+ * client was it better, 2 against 26).
  *
  * <p>Scores mix an FNV-1a hash of the backend id with the client index through SplitMix64's
  * finalizer, so all JVMs agree. Computing one subset computes all {@code N} (a sort of
- * {@code N·B} pairs: 300 × 300 takes a few milliseconds).
+ * {@code N·B} pairs: 300 × 300 takes about 10 ms once warm).
  */
 public final class RendezvousSubsetter {
   private RendezvousSubsetter() {

@@ -11,6 +11,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class RendezvousSubsetterTest {
@@ -141,6 +143,13 @@ class RendezvousSubsetterTest {
   @Test
   void issue25ChurnStaysNearTheUnavoidable() {
     List<String> measured = churn(RendezvousSubsetter::subsets);
+    // The issue's bound: at most 5 % of the 3000 pairs (150) beyond the unavoidable, spread <= 1.
+    assertThat(measured).as(String.join("\n", measured)).allSatisfy(line -> {
+      Matcher m = Pattern.compile("(\\d+) beyond.*spread (\\d+)").matcher(line);
+      assertThat(m.find()).isTrue();
+      assertThat(Integer.parseInt(m.group(1))).isLessThanOrEqualTo(150);
+      assertThat(Integer.parseInt(m.group(2))).isLessThanOrEqualTo(1);
+    });
     assertThat(String.join("\n", measured)).isEqualTo(String.join("\n",
         "base: 0 changed, 0 beyond unavoidable 0 (0.0%), spread 0",
         "+1 backend: 28 changed, 18 beyond unavoidable 10 (0.6%), spread 1",
