@@ -44,13 +44,7 @@ H1=$((BASE_PORT + 82)); F1=$((BASE_PORT + 83)); A1=$((BASE_PORT + 92))
 HC=$((BASE_PORT + 84)); FC=$((BASE_PORT + 85)); AC=$((BASE_PORT + 93))
 ports_free "$G1" "$G2" "$N1" "$N2" "$C1" "$C2" "$HG" "$FG" "$AG" "$H1" "$F1" "$A1" "$HC" "$FC" "$AC"
 ensure_jar
-if [[ ! -f $ROOT/target/test-classes/dev/fairway/bench/GrpcLoad.class || ! -f $ROOT/target/test-classpath.txt ]]; then
-  log "compiling the gRPC backends and load generator (target/test-classes)"
-  (cd "$ROOT" && mvn -q -B test-compile && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
-     -Dmdep.outputFile=target/test-classpath.txt) || die "test-compile failed"
-fi
-CP="$ROOT/target/test-classes:$(cat "$ROOT/target/test-classpath.txt")"
-QUIET=-Dlogback.configurationFile=$ROOT/bench/lib/logback-quiet.xml
+test_classpath GrpcLoad
 
 WORK=$(mktemp -d /tmp/fairway-grpc.XXXXXX)
 PIDS=()

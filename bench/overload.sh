@@ -62,13 +62,7 @@ done
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); PROXY=$((BASE_PORT + 80)); ADMIN=$((BASE_PORT + 90))
 ports_free "$B1" "$B2" "$PROXY" "$ADMIN"
 resolve_jar
-if [[ ! -f $ROOT/target/test-classes/dev/fairway/bench/OverloadLoad.class || ! -f $ROOT/target/test-classpath.txt ]]; then
-  log "compiling the overload backends and load generator (target/test-classes)"
-  (cd "$ROOT" && mvn -q -B test-compile && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
-     -Dmdep.outputFile=target/test-classpath.txt) || die "test-compile failed"
-fi
-CP="$ROOT/target/test-classes:$(cat "$ROOT/target/test-classpath.txt")"
-QUIET=-Dlogback.configurationFile=$ROOT/bench/lib/logback-quiet.xml
+test_classpath OverloadLoad
 WINDOW_S=$(( (THROTTLE_WINDOW_MS + 999) / 1000 ))
 FAIL_UNTIL=$((FAIL_FROM + 2 * WINDOW_S))
 C_SECONDS=$((FAIL_UNTIL + WINDOW_S + 2))

@@ -248,3 +248,17 @@ wait_for_load() {
   done
   log "load still >= $max after ${limit}s; measuring anyway"
 }
+
+# test_classpath CLASS: compiles the test classes and writes target/test-classpath.txt unless
+# target/test-classes has bench/CLASS.class already; sets CP (test classes and their dependencies)
+# and QUIET (the quiet logback config for test-classpath JVMs)
+test_classpath() {
+  local cls=$1
+  if [[ ! -f $ROOT/target/test-classes/dev/fairway/bench/$cls.class || ! -f $ROOT/target/test-classpath.txt ]]; then
+    log "compiling the bench tools (target/test-classes)"
+    (cd "$ROOT" && mvn -q -B test-compile && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
+       -Dmdep.outputFile=target/test-classpath.txt) || die "test-compile failed"
+  fi
+  CP="$ROOT/target/test-classes:$(cat "$ROOT/target/test-classpath.txt")"
+  QUIET=-Dlogback.configurationFile=$ROOT/bench/lib/logback-quiet.xml
+}

@@ -13,16 +13,12 @@ import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
-import dev.fairway.testing.TestVertx;
+import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,20 +27,7 @@ import org.junit.jupiter.api.Test;
  * criticality header is read, so the more critical newcomer here is a {@code critical-plus}
  * waiter the test puts into the running Fairway's slot table itself.
  */
-class SheddingIT {
-  private Vertx vertx;
-  private HttpClientAgent client;
-
-  @BeforeEach
-  void setUp() {
-    vertx = TestVertx.create();
-    client = vertx.createHttpClient();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
+class SheddingIT extends VertxTestBase {
 
   /** A critical-plus waiter that completes {@link #grant} when it gets a slot. */
   private static final class Vip extends Waiter {
