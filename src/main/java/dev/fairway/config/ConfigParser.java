@@ -169,8 +169,13 @@ public final class ConfigParser {
     if (id >= count) {
       n.problem("clientId", id, "an integer from 0 to clientCount - 1 = " + (count - 1));
     }
+    String name = n.string("algorithm", SubsetAlgorithm.BOOK.configName());
+    SubsetAlgorithm algorithm = SubsetAlgorithm.fromConfig(name).orElse(SubsetAlgorithm.BOOK);
+    if (SubsetAlgorithm.fromConfig(name).isEmpty()) {
+      n.problem("algorithm", name, "book or rendezvous");
+    }
     n.rejectUnknownKeys();
-    return new SubsettingSettings(id, count);
+    return new SubsettingSettings(id, count, algorithm);
   }
 
   private List<ServiceConfig> services(Node root) {

@@ -7,6 +7,11 @@ package dev.fairway.config;
  *
  * @param clientId    0-based id of this proxy process
  * @param clientCount number of proxy processes
+ * @param algorithm   how subsets are chosen
  */
-public record SubsettingSettings(int clientId, int clientCount) {
+public record SubsettingSettings(int clientId, int clientCount, SubsetAlgorithm algorithm) {
+  /** Settings with the book's algorithm. */
+  public SubsettingSettings(int clientId, int clientCount) {
+    this(clientId, clientCount, SubsetAlgorithm.BOOK);
+  }
 }

@@ -1,8 +1,10 @@
 package dev.fairway.table;
 
+import dev.fairway.balancer.RendezvousSubsetter;
 import dev.fairway.balancer.Subsetter;
 import dev.fairway.config.BackendConfig;
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.config.SubsetAlgorithm;
 import dev.fairway.slots.EndpointSpec;
 import dev.fairway.slots.ServiceSpec;
 import dev.fairway.slots.SlowStart;
@@ -32,12 +34,15 @@ import java.util.Set;
 record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<EndpointSpec> endpoints,
               List<ServiceSpec> services) {
 
-  /** Each service's subset for this client, in service order. */
+  /** Each service's subset for this client, in service order, by {@code algorithm}. */
   static Map<String, Set<String>> subsets(Collection<ServiceConfig> services, Map<String, List<String>> members,
-                                          int clientId) {
+                                          int clientId, int clientCount, SubsetAlgorithm algorithm) {
     Map<String, Set<String>> subsets = new LinkedHashMap<>();
     for (ServiceConfig s : services) {
-      subsets.put(s.name(), new LinkedHashSet<>(Subsetter.subset(members.get(s.name()), clientId, s.subsetSize())));
+      List<String> ids = members.get(s.name());
+      subsets.put(s.name(), new LinkedHashSet<>(algorithm == SubsetAlgorithm.RENDEZVOUS
+          ? RendezvousSubsetter.subset(ids, clientId, Math.max(clientCount, clientId + 1), s.subsetSize())
+          : Subsetter.subset(ids, clientId, s.subsetSize())));
     }
     return subsets;
   }

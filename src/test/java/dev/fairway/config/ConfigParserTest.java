@@ -333,6 +333,16 @@ class ConfigParserTest {
   }
 
   @Test
+  void subsettingAlgorithmIsBookByDefaultOrRendezvous() throws Exception {
+    JsonObject root = full();
+    root.put("subsetting", new JsonObject().put("clientId", 1).put("clientCount", 3).put("algorithm", "rendezvous"));
+    assertThat(ConfigParser.parse(JsonValues.toPlain(root), Map.of()).subsetting())
+        .isEqualTo(new SubsettingSettings(1, 3, SubsetAlgorithm.RENDEZVOUS));
+    root.getJsonObject("subsetting").put("algorithm", "ring");
+    assertThat(problems(root)).containsExactly("subsetting.algorithm: \"ring\" is invalid; expected book or rendezvous");
+  }
+
+  @Test
   void portsMustNotClash() {
     JsonObject root = full();
     root.getJsonObject("admin").put("port", 8080);

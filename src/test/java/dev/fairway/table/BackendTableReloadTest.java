@@ -2,11 +2,17 @@ package dev.fairway.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairway.balancer.RendezvousSubsetter;
+import dev.fairway.balancer.Subsetter;
 import dev.fairway.config.FairwayConfig;
+import dev.fairway.config.SubsetAlgorithm;
+import dev.fairway.config.SubsettingSettings;
 import dev.fairway.slots.Admission;
 import dev.fairway.slots.Waiter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -172,5 +178,42 @@ class BackendTableReloadTest extends TableHarness {
         backend("b4", 9004, 2))), "hash2", now);
     assertThat(table.clientId() + " of " + table.clientCount()).as("the cluster, not the file, places it")
         .isEqualTo("1 of 2");
+  }
+
+  // ---- subsetting.algorithm
+
+  /** Twelve backends, client 4 of 10, subsets of 3; then a thirteenth backend is added. */
+  private Map<String, Set<String>> subsetsBeforeAndAfterABackendJoins(String algorithm) {
+    List<Object> twelve = new ArrayList<>();
+    for (int i = 1; i <= 12; i++) {
+      twelve.add(backend(String.format("b%02d", i), 9000 + i, 2));
+    }
+    List<Object> thirteen = new ArrayList<>(twelve);
+    thirteen.add(backend("b13", 9013, 2));
+    start(withAlgorithm(config(4, 10, service("a", 3, twelve.toArray())), algorithm));
+    Set<String> before = Set.copyOf(table.subsets().get("a"));
+    table.reload(withAlgorithm(config(4, 10, service("a", 3, thirteen.toArray())), algorithm), "hash2", now);
+    return Map.of("before", before, "after", Set.copyOf(table.subsets().get("a")));
+  }
+
+  private static FairwayConfig withAlgorithm(FairwayConfig c, String algorithm) {
+    SubsettingSettings s = c.subsetting();
+    return new FairwayConfig(c.proxy(), c.admin(), new SubsettingSettings(s.clientId(), s.clientCount(),
+        SubsetAlgorithm.fromConfig(algorithm).orElseThrow()), c.metrics(), c.reload(), c.accessLog(), c.services(),
+        c.demo(), c.overload());
+  }
+
+  @Test
+  void rendezvousSubsettingIsTheBalancersWhenConfiguredAndKeepsTheSubsetWhenABackendJoins() {
+    Map<String, Set<String>> book = subsetsBeforeAndAfterABackendJoins("book");
+    Map<String, Set<String>> rendezvous = subsetsBeforeAndAfterABackendJoins("rendezvous");
+    List<String> ids = new ArrayList<>();
+    for (int i = 1; i <= 12; i++) {
+      ids.add(String.format("b%02d", i));
+    }
+    assertThat(book.get("before")).isEqualTo(Set.copyOf(Subsetter.subset(ids, 4, 3)));
+    assertThat(rendezvous.get("before")).isEqualTo(Set.copyOf(RendezvousSubsetter.subset(ids, 4, 10, 3)));
+    assertThat(book.get("after")).as("the book's rounds reshuffle").isNotEqualTo(book.get("before"));
+    assertThat(rendezvous.get("after")).as("rendezvous keeps client 4's subset").isEqualTo(rendezvous.get("before"));
   }
 }
