@@ -323,4 +323,30 @@ class OverloadIT {
     assertThat(slow.peak()).isEqualTo(1);
     TestFairway.assertIdleSoon(fw);
   }
+
+  /**
+   * A backend's 503 with Retry-After says "overloaded", not "broken": looked at for a retry (and
+   * retried once onto the other backend, overloaded too), it holds neither backend back, as it
+   * would not without the retry. The retry read the raw head's fields before they were parsed.
+   */
+  @Test
+  void anOverloadAnswerLookedAtForARetryHoldsNoBackendBack() throws Exception {
+    TestBackend overloaded = TestBackend.start(vertx, req -> req.response().setStatusCode(503)
+        .putHeader("Retry-After", "1").end("busy"));
+    TestBackend alsoOverloaded = TestBackend.start(vertx, req -> req.response().setStatusCode(503)
+        .putHeader("Retry-After", "1").end("busy"));
+    TestConfig cfg = TestConfig.service("s", backend("b1", overloaded.port(), 4),
+        backend("b2", alsoOverloaded.port(), 4));
+    cfg.lastService().put("retry", retry(2, "503"));
+    cfg.lastService().put("throttle", new JsonObject().put("enabled", false));
+    cfg.lastService().put("outlierDetection", new JsonObject().put("consecutive5xx", 2).put("maxEjectionPercent", 100));
+    Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(get(fw.proxyPort(), Map.of()).body()).isEqualTo("busy");
+    }
+
+    assertThat(metrics(fw)).contains("fairway_backend_held{backend=\"b1\"} 0.0")
+        .contains("fairway_backend_held{backend=\"b2\"} 0.0").contains("fairway_retries_total{service=\"s\"}");
+  }
 }

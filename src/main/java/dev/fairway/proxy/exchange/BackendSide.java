@@ -94,8 +94,6 @@ final class BackendSide implements UpstreamUser {
     boolean fresh = !headPrepared || authority == null || x.deadline.bounded() || x.attempts > 1;
     if (fresh) { // each try anew: what is left of the deadline, the attempt; a retry without Host names its backend
       OverloadFields.forward(x, nowNanos);
-    }
-    if (fresh) {
       headPrepared = true;
       x.request.toBackend(x.conn.remote(), x.conn.secure(), authority, x.ctx.limits().trustedHops(), e.address(),
           x.conn.multiplexed() ? ForwardingRules.VIA_TOKEN_H2 : ForwardingRules.VIA_TOKEN, x.conn.channel().alloc());

@@ -48,7 +48,7 @@ public final class Exchange extends SlotHolder {
   private Phase phase = Phase.WAITING;
   /** The client named a valid criticality: its field is forwarded as it came. */
   boolean criticalityNamed;
-  /** The backend is told the deadline in the deadline field (the client sent one, or {@code totalMs} set it). */
+  /** The backend is told the deadline in the deadline field: the client sent one, or {@code totalMs} set it (not for gRPC, whose is in {@code grpc-timeout}). */
   boolean forwardDeadlineMs;
   private boolean backendKeepAlive;
   boolean clientGone;

@@ -85,13 +85,14 @@ final class FailedTry {
    *
    * @return whether the answer was dropped for a retry
    */
-  static boolean answered(Exchange x, int code) {
+  static boolean answered(Exchange x, int code, boolean retryAfter) {
     RetryOn why = RetryRules.onStatus(x.route.overload().retry(), code);
     if (why == null || !x.requestRelay.replayable() || x.clientGone) {
       return false;
     }
     long now = System.nanoTime();
     x.record.backendStatus = code;
+    x.record.backendRetryAfter = retryAfter; // a 503 with Retry-After is overload, not a broken backend
     x.record.attemptEnded(code, now, 0);
     x.release(Ending.FAILED, now);
     if (!x.retryNowElsewhere(why, now)) {

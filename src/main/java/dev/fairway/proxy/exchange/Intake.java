@@ -47,7 +47,7 @@ final class Intake {
       d = d.earlier(Deadline.after(start, TimeUnit.MILLISECONDS.toNanos(totalMs)));
     }
     x.deadline = d;
-    x.forwardDeadlineMs = field != null || totalMs > 0;
+    x.forwardDeadlineMs = field != null || totalMs > 0 && !x.grpc; // a gRPC call's is in grpc-timeout
     if (d.passed(nowNanos)) {
       return Failure.DEADLINE_EXCEEDED;
     }

@@ -23,7 +23,7 @@ final class OverloadFields {
   static void forward(Exchange x, long nowNanos) {
     ClientRequest req = x.request;
     OverloadLane lane = x.ctx.overload();
-    req.forwardField(OverloadLane.ATTEMPT_FIELD, Integer.toString(x.attempts));
+    req.forwardField(OverloadLane.ATTEMPT_FIELD, x.attempts == 1 ? "1" : Integer.toString(x.attempts));
     if (!x.criticalityNamed) {
       req.forwardField(lane.criticalityField, x.criticality().wireName());
     }
@@ -33,7 +33,7 @@ final class OverloadFields {
     if (x.grpc || req.grpcTimeout() != null) {
       req.forwardField(GRPC_TIMEOUT, x.deadline.grpcTimeout(nowNanos));
     }
-    if (x.forwardDeadlineMs && !(x.grpc && req.field(lane.deadlineField) == null)) {
+    if (x.forwardDeadlineMs) {
       long ms = TimeUnit.NANOSECONDS.toMillis(x.deadline.remainingNanos(nowNanos));
       req.forwardField(lane.deadlineField, Long.toString(ms));
     }

@@ -38,10 +38,17 @@ public final class OverloadLane {
     this.random = new SplittableRandom(seed);
   }
 
-  /** The guard of the route's service under its current policy. */
+  /**
+   * The guard of the route's service under its current policy. A reload that leaves the policy
+   * equal keeps the guard (and its counts), which then holds the new instance, so the next
+   * requests compare by identity only.
+   */
   ServiceGuard guard(Route route) {
     ServiceGuard g = guards.get(route.service());
-    if (g == null || !g.policy.equals(route.overload())) {
+    if (g != null && g.policy != route.overload() && g.policy.equals(route.overload())) {
+      g.policy = route.overload();
+    }
+    if (g == null || g.policy != route.overload()) {
       ServiceGuard next = new ServiceGuard(route.overload(), lanes, board.serviceTime(route.service()));
       guards.put(route.service(), next);
       board.replace(route.service(), g, next);

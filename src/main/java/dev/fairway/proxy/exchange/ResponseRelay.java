@@ -94,7 +94,7 @@ final class ResponseRelay {
    * written from them ({@link RawResponse#toClient}); a bodiless response ends here.
    */
   private void onRawResponse(RawResponse r) {
-    if (FailedTry.answered(x, r.status())) {
+    if (FailedTry.answered(x, r.status(), r.retryAfter())) {
       return;
     }
     closeClient = !clientKeepAlive || x.draining();
@@ -149,7 +149,7 @@ final class ResponseRelay {
       relayInformational(r);
       return false;
     }
-    if (FailedTry.answered(x, code)) {
+    if (FailedTry.answered(x, code, r.headers().contains(HttpHeaderNames.RETRY_AFTER))) {
       ReferenceCountUtil.release(r);
       return true;
     }

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.exchange;
 
+import dev.fairway.config.RetrySettings;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 
@@ -44,7 +45,6 @@ final class RetryPolicy {
   }
 
   static boolean idempotent(HttpMethod m) {
-    return m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS || m == HttpMethod.TRACE
-        || m == HttpMethod.PUT || m == HttpMethod.DELETE;
+    return m == HttpMethod.GET || RetrySettings.IDEMPOTENT.contains(m.name());
   }
 }

@@ -22,7 +22,8 @@ final class ServiceGuard {
   /** The retry budget's window. */
   static final long BUDGET_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  final ServiceOverload policy;
+  /** Its service's policy: replaced by an equal one after a reload ({@link OverloadLane#guard}). */
+  volatile ServiceOverload policy;
   private final AdaptiveThrottle throttle;
   private final RetryBudget budget;
   /** A low quantile of the backends' time to answer: a deadline shorter than it is not worth a backend's slot. */

@@ -51,6 +51,8 @@ public final class RawResponse {
   /** The {@code Connection} field's values, comma-joined, and the {@code Via} values (known after {@link #scan}). */
   private String connection;
   private String priorVia;
+  /** Where the status line ends, once {@link #scan} has read the fields; -1 before. */
+  private int statusLineEnd = -1;
 
   /**
    * @param head       the head's bytes, from its status line to its blank line, at {@code head[0]}
@@ -77,12 +79,13 @@ public final class RawResponse {
     return keepAlive;
   }
 
-  /** Whether the backend said {@code Lame-Duck: true} (known after {@link #toClient} or {@link #toHttp2}). */
-  /** Whether the head has a {@code Retry-After} field. */
+  /** Whether the head has a {@code Retry-After} field (read now if the fields were not read yet). */
   public boolean retryAfter() {
+    scan();
     return retryAfter;
   }
 
+  /** Whether the backend said {@code Lame-Duck: true} (known after {@link #toClient} or {@link #toHttp2}). */
   public boolean lameDuck() {
     return lameDuck;
   }
@@ -178,10 +181,13 @@ public final class RawResponse {
   }
 
   /**
-   * Reads {@code Connection}, {@code Via} and the backend's signals; returns where the status
-   * line ends.
+   * Reads {@code Connection}, {@code Via} and the backend's signals, once; returns where the
+   * status line ends.
    */
   private int scan() {
+    if (statusLineEnd >= 0) {
+      return statusLineEnd;
+    }
     byte[] h = head;
     int textEnd = length - 2;
     int startEnd = indexOf(h, (byte) '\r', 0, textEnd);
@@ -212,6 +218,7 @@ public final class RawResponse {
     }
     boolean backendHttp10 = h[7] == '0';
     keepAlive = !Headers.listedIn(connection, HttpHeaderValues.CLOSE) && (!backendHttp10 || Headers.listedIn(connection, HttpHeaderValues.KEEP_ALIVE));
+    statusLineEnd = startEnd;
     return startEnd;
   }
 
