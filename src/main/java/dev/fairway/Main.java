@@ -117,10 +117,8 @@ public final class Main {
       ClientPosition position = membership.current();
       log.info("joined the cluster as node {}: {} members, this proxy is {} (config's subsetting ignored)",
           membership.nodeId(), position.clientCount(), position);
-      config = new FairwayConfig(fileConfig.proxy(), fileConfig.admin(),
-          new SubsettingSettings(position.clientId(), position.clientCount(), fileConfig.subsetting().algorithm()),
-          fileConfig.metrics(),
-          fileConfig.reload(), fileConfig.accessLog(), fileConfig.services(), fileConfig.demo(), fileConfig.overload());
+      config = fileConfig.withSubsetting(
+          new SubsettingSettings(position.clientId(), position.clientCount(), fileConfig.subsetting().algorithm()));
     } else {
       vertx = builder.build();
     }

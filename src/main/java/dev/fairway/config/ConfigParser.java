@@ -98,6 +98,7 @@ public final class ConfigParser {
     AccessLogSettings accessLog = new AccessLogSettings(a.bool("enabled", false), format);
     a.rejectUnknownKeys();
     OverloadSettings overload = OverloadParser.headers(root.object("overload"));
+    ClusterSettings cluster = cluster(root.object("cluster"));
     List<ServiceConfig> services = services(root);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
@@ -105,7 +106,7 @@ public final class ConfigParser {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, overload);
+    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, overload, cluster);
   }
 
   private static ProxySettings proxy(Node n) {
@@ -176,6 +177,19 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new SubsettingSettings(id, count, algorithm);
+  }
+
+  private static ClusterSettings cluster(Node n) {
+    ClusterSettings d = ClusterSettings.DEFAULTS;
+    String name = n.string("nodeName", d.nodeName());
+    if (!name.isEmpty() && !name.matches("[A-Za-z0-9._:-]{1,64}")) {
+      n.problem("nodeName", name, "1 to 64 letters, digits, '.', '_', ':' or '-'");
+      name = d.nodeName();
+    }
+    ClusterSettings c = new ClusterSettings(name, n.bool("shareCapacity", d.shareCapacity()),
+        n.longIn("leaseIntervalMs", d.leaseIntervalMs(), 50, 60_000));
+    n.rejectUnknownKeys();
+    return c;
   }
 
   private List<ServiceConfig> services(Node root) {

@@ -18,10 +18,12 @@ import java.util.Optional;
  * @param services   the services, in file order
  * @param demo       embedded sample backends, when present
  * @param overload   which headers carry criticality and deadlines
+ * @param cluster    node name and capacity sharing in cluster mode
  */
 public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
                             MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
-                            List<ServiceConfig> services, Optional<DemoSettings> demo, OverloadSettings overload) {
+                            List<ServiceConfig> services, Optional<DemoSettings> demo, OverloadSettings overload,
+                            ClusterSettings cluster) {
   public FairwayConfig {
     services = List.copyOf(services);
   }
@@ -30,6 +32,12 @@ public record FairwayConfig(ProxySettings proxy, AdminSettings admin, Subsetting
   public FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
                        MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
                        List<ServiceConfig> services, Optional<DemoSettings> demo) {
-    this(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, OverloadSettings.DEFAULTS);
+    this(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, OverloadSettings.DEFAULTS,
+        ClusterSettings.DEFAULTS);
+  }
+
+  /** This configuration with another {@code subsetting} (cluster mode sets it from the membership). */
+  public FairwayConfig withSubsetting(SubsettingSettings next) {
+    return new FairwayConfig(proxy, admin, next, metrics, reload, accessLog, services, demo, overload, cluster);
   }
 }

@@ -66,6 +66,7 @@ class ConfigParserTest {
     assertThat(c.proxy()).isEqualTo(new ProxySettings("0.0.0.0", 8080, 0, 3000, 30_000));
     assertThat(c.admin()).isEqualTo(new AdminSettings("127.0.0.1", 9090, ConfigParser.PLACEHOLDER_TOKEN));
     assertThat(c.subsetting()).isEqualTo(new SubsettingSettings(0, 1));
+    assertThat(c.cluster()).isEqualTo(new ClusterSettings("", true, 250));
     assertThat(c.demo()).isEmpty();
     ServiceConfig s = c.services().get(0);
     assertThat(s.match()).isEqualTo(new MatchRule("*", "/"));
@@ -152,6 +153,19 @@ class ConfigParserTest {
 
     assertThat(problems(root)).containsExactly("admin.allowedHosts[1]: " + shown
         + " is invalid; expected a host name like admin.example, with no port, scheme, wildcard or trailing dot");
+  }
+
+  @Test
+  void clusterSettingsAreReadAndChecked() throws Exception {
+    JsonObject root = full().put("cluster", new JsonObject().put("nodeName", "edge-a.dc1:8080")
+        .put("shareCapacity", false).put("leaseIntervalMs", 500));
+    assertThat(parse(root).cluster()).isEqualTo(new ClusterSettings("edge-a.dc1:8080", false, 500));
+
+    root.put("cluster", new JsonObject().put("nodeName", "edge a").put("leaseIntervalMs", 10).put("share", true));
+    assertThat(problems(root)).containsExactly(
+        "cluster.nodeName: \"edge a\" is invalid; expected 1 to 64 letters, digits, '.', '_', ':' or '-'",
+        "cluster.leaseIntervalMs: 10 is invalid; expected an integer from 50 to 60000",
+        "cluster.share: unknown key; expected one of nodeName, shareCapacity, leaseIntervalMs");
   }
 
   @Test
@@ -278,7 +292,7 @@ class ConfigParserTest {
     root.getJsonObject("demo").getJsonArray("backends").getJsonObject(1).put("prt", 1);
 
     assertThat(problems(root)).containsExactlyInAnyOrder(
-        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, services, demo",
+        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, cluster, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls",

@@ -198,9 +198,8 @@ class BackendTableReloadTest extends TableHarness {
 
   private static FairwayConfig withAlgorithm(FairwayConfig c, String algorithm) {
     SubsettingSettings s = c.subsetting();
-    return new FairwayConfig(c.proxy(), c.admin(), new SubsettingSettings(s.clientId(), s.clientCount(),
-        SubsetAlgorithm.fromConfig(algorithm).orElseThrow()), c.metrics(), c.reload(), c.accessLog(), c.services(),
-        c.demo(), c.overload());
+    return c.withSubsetting(new SubsettingSettings(s.clientId(), s.clientCount(),
+        SubsetAlgorithm.fromConfig(algorithm).orElseThrow()));
   }
 
   @Test
