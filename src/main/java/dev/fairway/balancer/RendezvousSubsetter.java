@@ -3,7 +3,10 @@ package dev.fairway.balancer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -40,6 +43,10 @@ import java.util.TreeSet;
  * <p>Scores mix an FNV-1a hash of the backend id with the client index through SplitMix64's
  * finalizer, so all JVMs agree. Computing one subset computes all {@code N} (a sort of
  * {@code N·B} pairs: 300 × 300 takes about 10 ms once warm).
+ *
+ * <p>{@link #order} ranks the backends outside a client's subset by the same scores, for the
+ * replacements of unavailable members: the pairs the client would have taken next had its
+ * subset been larger (ignoring the caps, which balance subsets, not short-lived replacements).
  */
 public final class RendezvousSubsetter {
   private RendezvousSubsetter() {
@@ -95,6 +102,23 @@ public final class RendezvousSubsetter {
       out.add(List.copyOf(mine));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * The backends outside {@code subset}, best score for {@code clientId} first (ties, rare, by
+   * id): the order in which the client takes replacements for unavailable subset members.
+   *
+   * <p>Example: 10 clients on {@code b00..b11}, size 3: client 0's subset is {@code [b09, b10,
+   * b11]} and its order {@code order(ids, 0, [b09, b10, b11])} starts with the backend of its
+   * fourth best pair.
+   */
+  public static List<String> order(Collection<String> backendIds, int clientId, Collection<String> subset) {
+    Set<String> mine = new HashSet<>(subset);
+    return new TreeSet<>(backendIds).stream()
+        .filter(id -> !mine.contains(id))
+        .sorted(Comparator.comparingLong((String id) -> score(clientId, fnv1a(id))).reversed()
+            .thenComparing(Comparator.naturalOrder()))
+        .toList();
   }
 
   /** The score of a (client, backend) pair: higher wins. */

@@ -23,6 +23,11 @@ import java.util.TreeSet;
  * backend.
  *
  * <p>The shuffle is a Fisher-Yates driven by {@link SplitMix64}, so all JVMs agree.
+ *
+ * <p>{@link #order} gives the backends outside the subset in the order a proxy takes them as
+ * replacements: the rest of its own round's shuffle, starting right after its slice and wrapping
+ * around. A round holds every backend once, so no later round is needed; and since each proxy of a round starts
+ * at a different slice, the proxies that lose the same member take different replacements.
  */
 public final class Subsetter {
   private Subsetter() {
@@ -48,17 +53,54 @@ public final class Subsetter {
     if (subsetSize == 0 || subsetSize >= n) {
       return List.copyOf(ids);
     }
+    int[] slice = slice(ids, clientId, subsetSize);
+    List<String> mine = new ArrayList<>(ids.subList(slice[0], slice[0] + slice[1]));
+    Collections.sort(mine);
+    return List.copyOf(mine);
+  }
+
+  /**
+   * The backends outside {@link #subset}'s answer, in the order this proxy takes them as
+   * replacements for unavailable members: its round's shuffle from the end of its slice on,
+   * wrapping around.
+   *
+   * <p>Example: 12 backends {@code b00..b11}, size 3, proxy 0 (slice {@code [b05, b11, b06]} of
+   * round 0's {@code [b05, b11, b06, b07, b03, ...]}) gives {@code [b07, b03, b01, b02, b09, b08,
+   * b00, b04, b10]}.
+   *
+   * @return empty when the subset holds every backend
+   */
+  public static List<String> order(Collection<String> backendIds, int clientId, int subsetSize) {
+    List<String> ids = new ArrayList<>(new TreeSet<>(backendIds));
+    int n = ids.size();
+    if (subsetSize == 0 || subsetSize >= n) {
+      return List.of();
+    }
+    int[] slice = slice(ids, clientId, subsetSize);
+    List<String> out = new ArrayList<>(n - slice[1]);
+    for (int i = 0; i < n - slice[1]; i++) {
+      out.add(ids.get((slice[0] + slice[1] + i) % n));
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Shuffles {@code ids} (sorted, more than {@code subsetSize}) for the proxy's round in place.
+   *
+   * @return the start and the length of its slice
+   */
+  private static int[] slice(List<String> ids, int clientId, int subsetSize) {
+    if (clientId < 0) {
+      throw new IllegalArgumentException("clientId must be >= 0: " + clientId);
+    }
+    int n = ids.size();
     int subsetCount = n / subsetSize;
     int round = clientId / subsetCount;
     int subsetId = clientId % subsetCount;
     shuffle(ids, round);
     int base = n / subsetCount;
     int larger = n % subsetCount;
-    int start = subsetId * base + Math.min(subsetId, larger);
-    int size = base + (subsetId < larger ? 1 : 0);
-    List<String> slice = new ArrayList<>(ids.subList(start, start + size));
-    Collections.sort(slice);
-    return List.copyOf(slice);
+    return new int[] {subsetId * base + Math.min(subsetId, larger), base + (subsetId < larger ? 1 : 0)};
   }
 
   /** Shuffles {@code list} in place with Fisher-Yates seeded by {@code seed}. */

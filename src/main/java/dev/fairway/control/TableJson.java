@@ -13,7 +13,9 @@ import io.vertx.core.json.JsonObject;
  *
  * <p>Example: b1 with two requests in flight of three, in the subset, gives
  * {@code {"id":"b1","url":"http://127.0.0.1:9001","state":"healthy","reason":"...","inSubset":true,
- * "active":2,"capacity":3,"weight":1.0,"utilization":0.0,"qps":12.5,"eps":0.0,"latencyMs":3.1}}.
+ * "active":2,"capacity":3,"weight":1.0,"utilization":0.0,"qps":12.5,"eps":0.0,"latencyMs":3.1}}. A
+ * backend standing in for an unavailable subset member of the service adds
+ * {@code "standsInFor":"b3"} (its {@code inSubset} stays false).
  */
 final class TableJson {
   private TableJson() {
@@ -61,7 +63,8 @@ final class TableJson {
     }
     TableView.EndpointCounts c = view.endpoints().get(id);
     boolean inSubset = service == null ? e.inAnySubset() : table.inSubset(service, id);
-    return new JsonObject()
+    String standsInFor = service == null ? null : table.standsInFor(service, id);
+    JsonObject out = new JsonObject()
         .put("id", e.id())
         .put("url", e.url())
         .put("state", e.state().jsonName())
@@ -74,6 +77,7 @@ final class TableJson {
         .put("qps", round(e.qps()))
         .put("eps", round(e.eps()))
         .put("latencyMs", round(e.latencyMs()));
+    return standsInFor == null ? out : out.put("standsInFor", standsInFor);
   }
 
   private static double round(double v) {

@@ -45,6 +45,11 @@ final class Backend {
   boolean probing;
   /** Whether its checks stopped since it was last watched, or never ran. */
   boolean stale;
+  /**
+   * Whether this proxy does not know its health: it came into watch from outside every subset and
+   * no check has answered since; not usable as a replacement until one does.
+   */
+  boolean unknown;
   /** The delay of its first check once watched: spread over an interval at start-up, else at once. */
   long firstCheckMs = 1;
   /** How many binary load reports ({@code endpoint-load-metrics-bin}) were malformed and ignored. */

@@ -32,8 +32,10 @@ import java.util.random.RandomGenerator;
  * {@code onCheck} reports {@code b1 unhealthy -> healthy} and asks for the next check in one
  * interval, ±10 %.
  *
- * <p>Under subsetting only the backends this client needs are checked, and a service whose subset
- * has too few healthy members panics: it spreads over all of its backends ({@link Panic}).
+ * <p>Under subsetting only the backends this client needs are checked; an unavailable subset
+ * member is replaced by the next backend in the subsetter's order ({@link Replacements}), and a
+ * service whose subset still has too few usable members panics: it spreads over all of its
+ * backends ({@link Panic}).
  *
  * <p>Time comes in as {@code nowNanos} on every call; randomness (the spread of health checks)
  * from the given generator. No I/O: timers, logs and the event bus are the listener's. Not
@@ -44,6 +46,7 @@ public final class BackendTable {
   private final TableListener listener;
   private final Roster roster;
   private final Panic panic;
+  private final Replacements replacements;
   private final Map<String, Backend> backends;
   private final Map<String, ServiceConfig> services;
   private FairwayConfig config;
@@ -72,6 +75,7 @@ public final class BackendTable {
     this.listener = listener;
     this.roster = new Roster(random, listener, this::transition);
     this.panic = new Panic(listener, random);
+    this.replacements = new Replacements(listener);
     this.backends = roster.backends;
     this.services = roster.services;
     this.outliers = new Outliers(backends, listener, this::transition, panic::checkNow);
@@ -128,8 +132,10 @@ public final class BackendTable {
     Map<String, Set<String>> previous = subsets;
     Map<String, Set<String>> next = Layout.subsets(services.values(), roster.members, clientId, clientCount,
         config.subsetting().algorithm());
-    Layout layout = Layout.of(services.values(), roster.members, backends.values(), next,
-        panic.update(services.values(), roster.members, next, backends));
+    replacements.update(services.values(), next, Layout.orders(services.values(), roster.members, next, clientId,
+        config.subsetting().algorithm()), backends);
+    Layout layout = Layout.of(services.values(), roster.members, backends.values(), next, replacements,
+        panic.update(services.values(), roster.members, next, backends, replacements));
     subsets = layout.subsets();
     backends.values().forEach(e -> e.inAnySubset = layout.inAny().contains(e.id()));
     outliers.arrange(services.values(), roster.members, subsets);
@@ -176,9 +182,15 @@ public final class BackendTable {
     if (r.passed()) {
       outliers.endEarly(e, nowNanos);
     }
-    transition(e, r.status() == 0
+    boolean learned = e.unknown;
+    e.unknown = false;
+    Optional<Transition> t = r.status() == 0
         ? e.status.onCheckFailure(r.failure())
-        : e.status.onCheckResponse(r.failure(), r.lameDuck()), nowNanos);
+        : e.status.onCheckResponse(r.failure(), r.lameDuck());
+    if (learned && t.isEmpty()) {
+      publish(nowNanos); // a failing first check of a candidate: its replacement is chosen past it
+    }
+    transition(e, t, nowNanos);
     loadReport(e, r.loadReport(), nowNanos);
     panic.afterCheck(e);
   }
@@ -368,6 +380,11 @@ public final class BackendTable {
   /** Whether {@code service} spreads over all of its backends now (see {@link Panic}). */
   public boolean panicking(String service) {
     return panic.panicking(service);
+  }
+
+  /** The subset member of {@code service} that {@code id} stands in for now, or {@code null}. */
+  public String standsInFor(String service, String id) {
+    return replacements.standsInFor(service, id);
   }
 
   public boolean inSubset(String service, String id) {

@@ -24,7 +24,9 @@ import java.util.Set;
  * <p>Example: service {@code api} over members {@code [b1, b2]} with subset size 0 gives subsets
  * {@code {api=[b1, b2]}}, one {@code ServiceSpec} over {@code [b1, b2]} and one
  * {@code EndpointSpec} per backend, available while its state is healthy. A service in
- * {@code panicking} is laid out over all of its members, its subset or not (see {@link Panic}).
+ * {@code panicking} is laid out over all of its members, its subset or not (see {@link Panic});
+ * any other over its subset and the backends standing in for its unavailable members (see
+ * {@link Replacements}).
  *
  * @param subsets   per service, the ids of its subset
  * @param inAny     the ids some subset holds
@@ -48,18 +50,39 @@ record Layout(Map<String, Set<String>> subsets, Set<String> inAny, List<Endpoint
   }
 
   /**
-   * @param subsets   from {@link #subsets}
+   * Per service, the backends outside its subset in the order this client takes them as
+   * replacements ({@link Subsetter#order}, {@link RendezvousSubsetter#order}); empty when the
+   * subset holds all.
+   */
+  static Map<String, List<String>> orders(Collection<ServiceConfig> services, Map<String, List<String>> members,
+                                          Map<String, Set<String>> subsets, int clientId, SubsetAlgorithm algorithm) {
+    Map<String, List<String>> orders = new LinkedHashMap<>();
+    for (ServiceConfig s : services) {
+      List<String> ids = members.get(s.name());
+      orders.put(s.name(), algorithm == SubsetAlgorithm.RENDEZVOUS
+          ? RendezvousSubsetter.order(ids, clientId, subsets.get(s.name()))
+          : Subsetter.order(ids, clientId, s.subsetSize()));
+    }
+    return orders;
+  }
+
+  /**
+   * @param subsets      from {@link #subsets}
+   * @param replacements the backends standing in for unavailable subset members
    * @param panicking the services to lay out over all of their members
    */
   static Layout of(Collection<ServiceConfig> services, Map<String, List<String>> members,
-                   Collection<Backend> backends, Map<String, Set<String>> subsets, Set<String> panicking) {
+                   Collection<Backend> backends, Map<String, Set<String>> subsets, Replacements replacements,
+                   Set<String> panicking) {
     Set<String> inAny = new HashSet<>();
     List<ServiceSpec> serviceSpecs = new ArrayList<>();
     for (ServiceConfig s : services) {
       List<String> ids = members.get(s.name());
       Set<String> subset = subsets.get(s.name());
       inAny.addAll(subset);
-      List<String> ordered = panicking.contains(s.name()) ? ids : ids.stream().filter(subset::contains).toList();
+      Set<String> standIns = replacements.of(s.name());
+      List<String> ordered = panicking.contains(s.name()) ? ids
+          : ids.stream().filter(id -> subset.contains(id) || standIns.contains(id)).toList();
       serviceSpecs.add(new ServiceSpec(s.name(), s.strategy(), s.slots().maxWaiting(), s.slots().maxActive(), ordered,
           s.balancing(), s.outlierDetection(), new SlowStart(s.slowStartMs(), s.slowStartInitialPercent())));
     }

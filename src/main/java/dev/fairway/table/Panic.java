@@ -32,6 +32,10 @@ import java.util.random.RandomGenerator;
  * spreads only to backends known healthy. An unwatched backend that waits for a passing check (a
  * lame duck cleared) gets one check at once. A service whose subset holds all of its backends
  * never panics (there is nowhere further to spread).
+ *
+ * <p>Backends standing in for unavailable members ({@link Replacements}) count as usable members,
+ * and the candidates for standing in are watched too: a service panics only when too few
+ * replacements are known healthy.
  */
 final class Panic {
   /** The reason an unwatched backend shows before its last known one. */
@@ -56,7 +60,8 @@ final class Panic {
    * panic ({@code 200 >= 150}) but are near it ({@code 100 < 150}).
    *
    * @param members   the subset's size
-   * @param usable    how many of them take requests (healthy, not lame duck, ejected or draining)
+   * @param usable    how many of them take requests (healthy, not lame duck, ejected or draining),
+   *                  replacements standing in for the others included
    * @param partial   whether the service has backends outside the subset
    * @param threshold {@code panicThresholdPercent}; 0 never panics
    */
@@ -78,20 +83,23 @@ final class Panic {
    * @return the services that panic now
    */
   Set<String> update(Collection<ServiceConfig> services, Map<String, List<String>> members,
-                     Map<String, Set<String>> subsets, Map<String, Backend> backends) {
+                     Map<String, Set<String>> subsets, Map<String, Backend> backends, Replacements replacements) {
     Set<String> inSubsets = new HashSet<>();
     subsets.values().forEach(inSubsets::addAll);
     Set<String> watched = new HashSet<>(inSubsets);
+    watched.addAll(replacements.watched());
     Set<String> names = new HashSet<>();
     for (ServiceConfig s : services) {
       List<String> ids = members.get(s.name());
       Set<String> subset = subsets.get(s.name());
-      int usable = (int) subset.stream().map(backends::get).filter(e -> e != null && e.status.available()).count();
+      int standIns = replacements.count(s.name());
+      int usable = standIns
+          + (int) subset.stream().map(backends::get).filter(e -> e != null && e.status.available()).count();
       Standing st = new Standing(subset.size(), usable, subset.size() < ids.size(), s.panicThresholdPercent());
       if (st.nearPanic()) {
         watched.addAll(ids);
       }
-      report(s.name(), st, ids.size());
+      report(s.name(), st, ids.size(), standIns);
       names.add(s.name());
     }
     panicking.retainAll(names);
@@ -101,8 +109,9 @@ final class Panic {
     return Set.copyOf(panicking);
   }
 
-  private void report(String service, Standing st, int all) {
-    String counts = st.usable() + " of " + st.members() + " subset members healthy";
+  private void report(String service, Standing st, int all, int standIns) {
+    String counts = st.usable() + " of " + st.members() + " subset members healthy"
+        + (standIns > 0 ? " (" + standIns + " of them standing in)" : "");
     if (st.panics() && panicking.add(service)) {
       listener.panic(service, true, "service " + service + ": panic: " + counts + ", below " + st.threshold()
           + " %; spreading over all " + all + " backends of the service");
@@ -123,6 +132,7 @@ final class Panic {
     long delay = e.firstCheckMs;
     if (e.stale) {
       delay = 1;
+      e.unknown = !inSubset;
       if (!inSubset && e.status.health().healthy()) {
         BackendState before = e.status.state();
         e.status.health().awaitPassingCheck(RESUMED);

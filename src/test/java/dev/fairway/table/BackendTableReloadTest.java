@@ -196,7 +196,7 @@ class BackendTableReloadTest extends TableHarness {
     return Map.of("before", before, "after", Set.copyOf(table.subsets().get("a")));
   }
 
-  private static FairwayConfig withAlgorithm(FairwayConfig c, String algorithm) {
+  static FairwayConfig withAlgorithm(FairwayConfig c, String algorithm) {
     SubsettingSettings s = c.subsetting();
     return c.withSubsetting(new SubsettingSettings(s.clientId(), s.clientCount(),
         SubsetAlgorithm.fromConfig(algorithm).orElseThrow()));
