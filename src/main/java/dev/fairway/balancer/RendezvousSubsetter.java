@@ -109,8 +109,7 @@ public final class RendezvousSubsetter {
    * id): the order in which the client takes replacements for unavailable subset members.
    *
    * <p>Example: 10 clients on {@code b00..b11}, size 3: client 0's subset is {@code [b09, b10,
-   * b11]} and its order {@code order(ids, 0, [b09, b10, b11])} starts with the backend of its
-   * fourth best pair.
+   * b11]} and its order {@code [b05, b00, b06, b08, b07, b02, b04, b03, b01]}.
    */
   public static List<String> order(Collection<String> backendIds, int clientId, Collection<String> subset) {
     Set<String> mine = new HashSet<>(subset);

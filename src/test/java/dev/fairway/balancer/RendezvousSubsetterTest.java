@@ -216,4 +216,27 @@ class RendezvousSubsetterTest {
     assertThatThrownBy(() -> RendezvousSubsetter.subsets(backends(3), 2, -1))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("subsetSize must be >= 0: -1");
   }
+
+  @Test
+  void pinsTheReplacementOrderOfClientZero() {
+    List<String> ids = backends(12, "b%02d");
+    List<String> subset = RendezvousSubsetter.subset(ids, 0, 10, 3);
+    assertThat(subset).containsExactly("b09", "b10", "b11");
+    assertThat(RendezvousSubsetter.order(ids, 0, subset).toString()).isEqualTo("[b05, b00, b06, b08, b07, b02, b04, b03, b01]");
+  }
+
+  @Test
+  void theOrderRanksTheOthersByTheirScoreForTheClient() {
+    List<String> ids = backends(40);
+    List<String> subset = RendezvousSubsetter.subset(ids, 3, 7, 5);
+    List<String> order = RendezvousSubsetter.order(ids, 3, subset);
+    List<String> all = new ArrayList<>(subset);
+    all.addAll(order);
+    assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(ids);
+    for (int i = 1; i < order.size(); i++) {
+      assertThat(RendezvousSubsetter.score(3, RendezvousSubsetter.fnv1a(order.get(i - 1))))
+          .isGreaterThan(RendezvousSubsetter.score(3, RendezvousSubsetter.fnv1a(order.get(i))));
+    }
+    assertThat(RendezvousSubsetter.order(ids, 3, ids)).isEmpty();
+  }
 }

@@ -122,4 +122,23 @@ class SubsetterTest {
     assertThatThrownBy(() -> Subsetter.subset(backends(3), -1, 1)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Subsetter.subset(backends(3), 0, -1)).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void pinsClientZerosReplacementOrder() {
+    // round 0's shuffle from the end of slice 0 ([b05, b11, b06]) on, wrapping around
+    assertThat(Subsetter.order(backends(12), 0, 3).toString()).isEqualTo("[b07, b03, b01, b02, b09, b08, b00, b04, b10]");
+    assertThat(Subsetter.order(backends(12), 1, 3).toString()).isEqualTo("[b02, b09, b08, b00, b04, b10, b05, b11, b06]");
+  }
+
+  @Test
+  void theOrderIsEveryBackendOutsideTheSubsetOnce() {
+    List<String> ids = backends(10);
+    for (int c = 0; c < 7; c++) {
+      List<String> all = new ArrayList<>(Subsetter.subset(ids, c, 3));
+      all.addAll(Subsetter.order(ids, c, 3));
+      assertThat(all).as("client %d", c).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(ids);
+    }
+    assertThat(Subsetter.order(ids, 2, 0)).isEmpty();
+    assertThat(Subsetter.order(ids, 2, 10)).isEmpty();
+  }
 }
