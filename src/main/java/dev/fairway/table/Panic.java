@@ -42,6 +42,8 @@ final class Panic {
   static final String UNCHECKED = "not checked outside this proxy's subsets";
   /** Why a backend outside every subset waits for a check before a panic may use it. */
   static final String RESUMED = "checks resumed for a service near panic";
+  /** Why a backend outside every subset waits for a check before it may stand in for a member. */
+  static final String CANDIDATE = "checked to stand in for an unavailable subset member";
 
   private final TableListener listener;
   private final RandomGenerator random;
@@ -87,7 +89,7 @@ final class Panic {
     Set<String> inSubsets = new HashSet<>();
     subsets.values().forEach(inSubsets::addAll);
     Set<String> watched = new HashSet<>(inSubsets);
-    watched.addAll(replacements.watched());
+    Set<String> candidates = replacements.watched();
     Set<String> names = new HashSet<>();
     for (ServiceConfig s : services) {
       List<String> ids = members.get(s.name());
@@ -103,8 +105,10 @@ final class Panic {
       names.add(s.name());
     }
     panicking.retainAll(names);
+    candidates.removeAll(watched);
     for (Backend e : backends.values()) {
-      watch(e, watched.contains(e.id()), inSubsets.contains(e.id()));
+      boolean candidate = candidates.contains(e.id());
+      watch(e, candidate || watched.contains(e.id()), inSubsets.contains(e.id()), candidate ? CANDIDATE : RESUMED);
     }
     return Set.copyOf(panicking);
   }
@@ -120,7 +124,7 @@ final class Panic {
     }
   }
 
-  private void watch(Backend e, boolean watched, boolean inSubset) {
+  private void watch(Backend e, boolean watched, boolean inSubset, String why) {
     e.watched = watched;
     if (e.probing) {
       return;
@@ -135,7 +139,7 @@ final class Panic {
       e.unknown = !inSubset;
       if (!inSubset && e.status.health().healthy()) {
         BackendState before = e.status.state();
-        e.status.health().awaitPassingCheck(RESUMED);
+        e.status.health().awaitPassingCheck(why);
         if (e.status.state() != before) {
           listener.transitioned(e.id(), new Transition(before, e.status.state(), e.status.reason()));
         }

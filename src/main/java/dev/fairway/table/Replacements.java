@@ -161,8 +161,8 @@ final class Replacements {
     return null;
   }
 
-  /** The backends to check for replacements: those in use and the rest of each window. */
+  /** The backends to check for replacements: those in use and the rest of each window (a copy). */
   Set<String> watched() {
-    return Set.copyOf(watched);
+    return new HashSet<>(watched);
   }
 }

@@ -43,6 +43,8 @@ class BackendTableReplacementTest extends TableHarness {
         .isEqualTo("b6 healthy->lame-duck, b1 healthy->unhealthy, check b1 in 1, b4 healthy->unhealthy, check b4 in 1");
     assertThat(lastNote()).isEqualTo("service a: b6 lame duck, no replacement known healthy yet (checking b1, b4)");
     assertThat(routed()).containsExactly("b2", "b6", "b7");
+    assertThat(table.backend("b1").reason())
+        .isEqualTo("checked to stand in for an unavailable subset member, waiting for a passing check");
     table.onCheck("b4", pass(), now);
     assertThat(routed()).as("b1 is first in order and still unknown: it is waited for").containsExactly("b2", "b6", "b7");
     table.onCheck("b1", pass(), now);
