@@ -140,6 +140,20 @@ class BackendTableReplacementTest extends TableHarness {
   }
 
   @Test
+  void anEjectedMemberIsReplacedAndTheReplacementLeavesWhenTheEjectionEnds() {
+    startNine(0, "book");
+    table.onObservations(failures("b6", 5), now);
+    assertThat(take()).isEqualTo("b6 healthy->ejected, b1 healthy->unhealthy, check b1 in 1, b4 healthy->unhealthy, "
+        + "check b4 in 1");
+    table.onCheck("b1", pass(), now);
+    assertThat(lastNote()).isEqualTo("service a: b6 ejected, b1 stands in (next by subset order)");
+    assertThat(routed()).containsExactly("b1", "b2", "b6", "b7");
+    table.onCheck("b6", pass(), now);
+    assertThat(lastNote()).isEqualTo("service a: b6 available again, b1 leaves (its in-flight requests finish)");
+    assertThat(routed()).containsExactly("b2", "b6", "b7");
+  }
+
+  @Test
   void rendezvousTakesItsReplacementsByScore() {
     startNine(0, "rendezvous");
     assertThat(table.subsets().get("a")).containsExactly("b1", "b4", "b8");
