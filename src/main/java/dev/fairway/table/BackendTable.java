@@ -127,7 +127,7 @@ public final class BackendTable {
   private void publish(long nowNanos) {
     Map<String, Set<String>> previous = subsets;
     Map<String, Set<String>> next = Layout.subsets(services.values(), roster.members, clientId, clientCount,
-        config.subsetting().algorithm());
+        clustered ? config.subsetting().clusterAlgorithm() : config.subsetting().algorithm());
     Layout layout = Layout.of(services.values(), roster.members, backends.values(), next,
         panic.update(services.values(), roster.members, next, backends));
     subsets = layout.subsets();
