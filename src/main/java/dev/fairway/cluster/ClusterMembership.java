@@ -108,13 +108,22 @@ public final class ClusterMembership {
    */
   public ClientPosition claim() {
     try {
-      return worker.submit(() -> update("cluster joined", false)).get(2 * LOCK_WAIT_S, TimeUnit.SECONDS);
+      return worker.submit(() -> update("cluster joined", false)).get(3 * LOCK_WAIT_S, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while claiming a client id", e);
     } catch (ExecutionException | TimeoutException e) {
-      LOG.warn("cluster: client id not claimed ({}); using the position among sorted node names", e.toString());
+      LOG.warn("cluster: client id not claimed in time ({}); using the rank among sorted node names", e.toString());
+      return fallback();
+    }
+  }
+
+  /** This member's rank among the sorted node names; client 0 of 1 if even the member list is unavailable. */
+  private ClientPosition fallback() {
+    try {
       return ClientPosition.among(members().stream().map(IdAssignment.Member::name).toList(), nodeName);
+    } catch (RuntimeException e) {
+      return new ClientPosition(0, 1);
     }
   }
 
@@ -131,8 +140,8 @@ public final class ClusterMembership {
         submit("member " + describe(event.getMember()) + " left");
       }
     });
-    worker.execute(() -> update("cluster joined", true));
-    worker.scheduleWithFixedDelay(() -> update("periodic check", false), RECHECK_MS, RECHECK_MS,
+    worker.execute(() -> safely("cluster joined", true));
+    worker.scheduleWithFixedDelay(() -> safely("periodic check", false), RECHECK_MS, RECHECK_MS,
         TimeUnit.MILLISECONDS);
   }
 
@@ -151,9 +160,18 @@ public final class ClusterMembership {
 
   private void submit(String reason) {
     try {
-      worker.execute(() -> update(reason, false));
+      worker.execute(() -> safely(reason, false));
     } catch (RejectedExecutionException e) {
       LOG.debug("stopped; {} not handled", reason);
+    }
+  }
+
+  /** {@link #update}, for the worker's own tasks: a failure is logged, and the next check retries. */
+  private void safely(String reason, boolean tell) {
+    try {
+      update(reason, tell);
+    } catch (RuntimeException e) {
+      LOG.warn("cluster: client ids not checked after {}: {}", reason, e.toString());
     }
   }
 
@@ -181,11 +199,10 @@ public final class ClusterMembership {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      LOG.warn("cluster: client ids not updated after {} ({}); this proxy keeps {}", reason, e.toString(),
-          position == null ? "no id yet" : position);
       if (position == null) {
-        throw new IllegalStateException(e);
+        position = fallback();
       }
+      LOG.warn("cluster: client ids not updated after {} ({}); this proxy keeps {}", reason, e.toString(), position);
       return position;
     }
     List<IdChanges.Note> notes = IdChanges.between(seen, current, now);
@@ -241,7 +258,7 @@ public final class ClusterMembership {
       expiry.cancel(false);
       expiry = null;
     }
-    current.nextExpiry().ifPresent(until -> expiry = worker.schedule(() -> update("a reservation ended", false),
+    current.nextExpiry().ifPresent(until -> expiry = worker.schedule(() -> safely("a reservation ended", false),
         Math.max(0, until - now) + 50, TimeUnit.MILLISECONDS));
   }
 
