@@ -1,8 +1,10 @@
 package dev.fairway;
 
+import com.hazelcast.config.Config;
 import dev.fairway.cluster.ClientPosition;
 import dev.fairway.cluster.ClusterConfig;
 import dev.fairway.cluster.ClusterMembership;
+import dev.fairway.cluster.NodeName;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.SubsettingSettings;
@@ -18,6 +20,7 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -33,7 +36,7 @@ import sun.misc.Signal;
  * invalid file prints one line per problem and exits with status 2. With {@code -cluster} it first
  * joins a Vert.x cluster (Hazelcast, {@code conf/cluster.xml} unless {@code -cluster-conf} or
  * {@code FAIRWAY_CLUSTER_CONF} names another file) and takes its subsetting client id and count
- * from the cluster membership instead of the config file.
+ * from the cluster, claimed by its node name ({@code cluster.nodeName}), instead of the config file.
  */
 public final class Main {
   /** Exit status for a bad command line or an invalid configuration file. */
@@ -98,8 +101,11 @@ public final class Main {
     if (cluster) {
       Path hazelcastXml = ClusterConfig.resolve(clusterConf, System.getenv());
       HazelcastClusterManager manager;
+      String nodeName = NodeName.of(fileConfig, hostName());
       try {
-        manager = new HazelcastClusterManager(ClusterConfig.load(hazelcastXml));
+        Config hazelcast = ClusterConfig.load(hazelcastXml);
+        ClusterMembership.name(hazelcast, nodeName);
+        manager = new HazelcastClusterManager(hazelcast);
       } catch (ClusterConfig.Invalid e) {
         System.err.println("fairway: invalid cluster configuration " + e.getMessage());
         System.exit(EXIT_CONFIG);
@@ -113,12 +119,13 @@ public final class Main {
         Runtime.getRuntime().halt(1);
         return;
       }
-      membership = new ClusterMembership(vertx, manager);
-      ClientPosition position = membership.current();
-      log.info("joined the cluster as node {}: {} members, this proxy is {} (config's subsetting ignored)",
-          membership.nodeId(), position.clientCount(), position);
+      membership = new ClusterMembership(vertx, manager, nodeName, fileConfig.cluster().reclaimMs());
+      ClientPosition position = membership.claim();
+      SubsettingSettings fromFile = fileConfig.subsetting();
+      log.info("joined the cluster as {} (node {}): this proxy is {}, subsets by {} (config's clientId and "
+          + "clientCount ignored)", nodeName, membership.nodeId(), position, fromFile.clusterAlgorithm().configName());
       config = fileConfig.withSubsetting(
-          new SubsettingSettings(position.clientId(), position.clientCount(), fileConfig.subsetting().algorithm()));
+          new SubsettingSettings(position.clientId(), position.clientCount(), fromFile.clusterAlgorithm()));
     } else {
       vertx = builder.build();
     }
@@ -152,6 +159,15 @@ public final class Main {
       vertx.close();
       Runtime.getRuntime().halt(1);
     });
+  }
+
+  /** This machine's host name, for a derived {@code cluster.nodeName}; {@code localhost} if unknown. */
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return "localhost";
+    }
   }
 
   /** A bad {@code -Dfairway.tls.provider}, or {@code openssl} where it cannot load, exits 2. */

@@ -1,7 +1,6 @@
 package dev.fairway.cluster;
 
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 
@@ -9,15 +8,14 @@ import java.util.TreeSet;
  * This proxy's place among the cluster members, as deterministic subsetting needs it: its
  * 0-based client id and the number of clients.
  *
- * <p>Example: members {@code c1…, 0a…, 7f…} (node ids, UUID strings) sort to
- * {@code 0a…, 7f…, c1…}; the member {@code 7f…} is client 1 of 3. When {@code 0a…} leaves,
- * {@code 7f…} becomes client 0 of 2 and {@code c1…} client 1 of 2.
+ * <p>Example: {@link IdAssignment} {@code a=0 c=2 (b=1 reserved)} puts {@code c} at client 2 of
+ * 3. Only when the shared assignment cannot be read does a member fall back to {@link #among}:
+ * its rank among the sorted member names, {@code a, c} making {@code c} client 1 of 2.
  *
- * <p>Pure: no {@code io.vertx} or Hazelcast types, so every member computes the same answer from
- * the same member list.
+ * <p>Pure: no {@code io.vertx} or Hazelcast types.
  *
- * @param clientId    0-based position of this member among the members sorted by node id
- * @param clientCount number of members
+ * @param clientId    0-based client id of this member
+ * @param clientCount number of clients
  */
 public record ClientPosition(int clientId, int clientCount) {
   public ClientPosition {
@@ -27,8 +25,8 @@ public record ClientPosition(int clientId, int clientCount) {
   }
 
   /**
-   * The position of {@code selfId} among {@code memberIds} sorted in natural {@link String}
-   * order. Duplicates count once; {@code selfId} counts as a member even when the list (being
+   * The position of {@code selfId} among {@code memberIds} (names or node ids) sorted in natural
+   * {@link String} order. Duplicates count once; {@code selfId} counts as a member even when the list (being
    * read while this member joins or leaves) lacks it.
    */
   public static ClientPosition among(Collection<String> memberIds, String selfId) {
@@ -36,11 +34,6 @@ public record ClientPosition(int clientId, int clientCount) {
     TreeSet<String> sorted = new TreeSet<>(memberIds);
     sorted.add(selfId);
     return new ClientPosition(sorted.headSet(selfId).size(), sorted.size());
-  }
-
-  /** The members in client-id order: element {@code i} is client {@code i}. */
-  public static List<String> order(Collection<String> memberIds) {
-    return List.copyOf(new TreeSet<>(memberIds));
   }
 
   @Override

@@ -170,13 +170,14 @@ public final class ConfigParser {
     if (id >= count) {
       n.problem("clientId", id, "an integer from 0 to clientCount - 1 = " + (count - 1));
     }
+    boolean named = n.has("algorithm");
     String name = n.string("algorithm", SubsetAlgorithm.BOOK.configName());
     SubsetAlgorithm algorithm = SubsetAlgorithm.fromConfig(name).orElse(SubsetAlgorithm.BOOK);
     if (SubsetAlgorithm.fromConfig(name).isEmpty()) {
       n.problem("algorithm", name, "book or rendezvous");
     }
     n.rejectUnknownKeys();
-    return new SubsettingSettings(id, count, algorithm);
+    return new SubsettingSettings(id, count, algorithm, named);
   }
 
   private static ClusterSettings cluster(Node n) {
@@ -187,7 +188,8 @@ public final class ConfigParser {
       name = d.nodeName();
     }
     ClusterSettings c = new ClusterSettings(name, n.bool("shareCapacity", d.shareCapacity()),
-        n.longIn("leaseIntervalMs", d.leaseIntervalMs(), 50, 60_000));
+        n.longIn("leaseIntervalMs", d.leaseIntervalMs(), 50, 60_000),
+        n.longIn("reclaimMs", d.reclaimMs(), 0, 3_600_000));
     n.rejectUnknownKeys();
     return c;
   }

@@ -6,10 +6,10 @@ import java.util.Optional;
 /**
  * How a proxy's subset of a service's backends is chosen ({@code subsetting.algorithm}).
  *
- * <p>Example: {@code "book"} (the default) is the SRE book's deterministic subsetting (seed 001):
+ * <p>Example: {@code "book"} (the default, except in cluster mode) is the SRE book's deterministic subsetting (seed 001):
  * adding one backend to 300 reshuffles about three quarters of 300 proxies' subsets of 10;
  * {@code "rendezvous"} keeps the same balance (every backend within one of the mean) and moves
- * under 2 % of them.
+ * under 2 % of them. Cluster mode defaults to {@code "rendezvous"}: there members come and go too.
  */
 public enum SubsetAlgorithm {
   /** {@code dev.fairway.balancer.Subsetter}: rounds of shuffled slices. */

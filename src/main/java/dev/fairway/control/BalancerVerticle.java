@@ -67,6 +67,8 @@ public final class BalancerVerticle extends VerticleBase {
   private ConfigReloader reloader;
   private final Consumer<FairwayConfig> onNewConfig;
   private final UpstreamTlsContexts upstreamTls;
+  /** This member's cluster node name, once the cluster told it; shown by {@code GET /api/services}. */
+  private String nodeName;
 
   /**
    * The file a running config came from, and the short hash of its text.
@@ -117,7 +119,13 @@ public final class BalancerVerticle extends VerticleBase {
         new Effects(), System.nanoTime());
     var bus = vertx.eventBus();
     bus.<Void>localConsumer(Addresses.SNAPSHOT_GET, m -> m.reply(snapshot, LOCAL));
-    bus.<Void>localConsumer(Addresses.SERVICES, m -> m.reply(TableJson.services(table, slots.view())));
+    bus.<Void>localConsumer(Addresses.SERVICES, m -> {
+      JsonArray services = TableJson.services(table, slots.view());
+      if (nodeName != null) {
+        services.forEach(s -> ((JsonObject) s).put("nodeName", nodeName));
+      }
+      m.reply(services);
+    });
     bus.<ObservationBatch>localConsumer(Addresses.OBSERVATIONS, m -> {
       table.onObservations(m.body(), System.nanoTime());
       armEjectionTimer();
@@ -281,18 +289,21 @@ public final class BalancerVerticle extends VerticleBase {
 
   // ---- cluster membership
 
-  /** A new cluster position: recompute every subset with the new client id and count. */
+  /**
+   * A new cluster position: recompute every subset with the new client id and count. Logs, e.g.,
+   * {@code cluster: edge-b (client 1 of 3) kept its id; edge-c left, id 2 reserved for 30 s}.
+   */
   private void onMembership(JsonObject m) {
     int id = m.getInteger("clientId");
     int count = m.getInteger("clientCount");
+    nodeName = m.getString("nodeName");
     if (id == table.clientId() && count == table.clientCount()) {
       table.moveClient(id, count, System.nanoTime());
-      LOG.info("cluster: {}; {} members, this proxy stays client {} of {}", m.getString("reason"),
-          m.getJsonArray("members").size(), id, count);
+      LOG.info("cluster: {} (client {} of {}) kept its id; {}", nodeName, id, count, m.getString("reason"));
       return;
     }
-    LOG.info("cluster: {}; this proxy is now client {} of {} (was {} of {}), subsets recomputed",
-        m.getString("reason"), id, count, table.clientId(), table.clientCount());
+    LOG.info("cluster: {} is now client {} of {} (was {} of {}), subsets recomputed; {}", nodeName, id, count,
+        table.clientId(), table.clientCount(), m.getString("reason"));
     table.moveClient(id, count, System.nanoTime());
     table.subsets().forEach((service, subset) -> LOG.info("service {} subset {}", service, subset));
   }

@@ -4,6 +4,7 @@ import dev.fairway.balancer.Observation;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.config.SubsetAlgorithm;
 import dev.fairway.config.TlsSettings;
 import dev.fairway.health.Transition;
 import dev.fairway.route.BalancerSnapshot;
@@ -130,10 +131,11 @@ public final class BackendTable {
   /** Reshapes the slot table and publishes a new snapshot. */
   private void publish(long nowNanos) {
     Map<String, Set<String>> previous = subsets;
+    SubsetAlgorithm algorithm = clustered ? config.subsetting().clusterAlgorithm() : config.subsetting().algorithm();
     Map<String, Set<String>> next = Layout.subsets(services.values(), roster.members, clientId, clientCount,
-        config.subsetting().algorithm());
+        algorithm);
     replacements.update(services.values(), next, Layout.orders(services.values(), roster.members, next, clientId,
-        config.subsetting().algorithm()), backends);
+        algorithm), backends);
     Layout layout = Layout.of(services.values(), roster.members, backends.values(), next, replacements,
         panic.update(services.values(), roster.members, next, backends, replacements));
     subsets = layout.subsets();

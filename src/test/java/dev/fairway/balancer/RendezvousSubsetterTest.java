@@ -158,6 +158,32 @@ class RendezvousSubsetterTest {
         "-1 client: 36 changed, 26 beyond unavoidable 10 (0.9%), spread 1"));
   }
 
+  /** Proxy 150 of 300 leaves; proxy 299 takes id 150 (dense ids). Pairs compared by proxy, not by id. */
+  private static String middleLeaves(Algorithm algorithm) {
+    List<String> ids = backends(300);
+    List<List<String>> base = algorithm.subsets(ids, 300, 10);
+    List<List<String>> after = algorithm.subsets(ids, 299, 10);
+    List<List<String>> byProxy = new ArrayList<>(after.subList(0, 299));
+    byProxy.set(150, List.of());
+    byProxy.add(after.get(150));
+    return line("-1 proxy from the middle", changed(base, byProxy), 10, spread(ids, after));
+  }
+
+  @Test
+  void aProxyLeavingFromTheMiddleWhileTheLastTakesItsIdStaysNearTheUnavoidable() {
+    // Stable cluster ids stay dense: when proxy 150 of 300 leaves for good, proxy 299 moves into
+    // id 150 (dev.fairway.cluster.IdAssignment). Proxy 299's whole subset changes (it now scores
+    // as client 150: about 10 pairs), the rest is the re-fitting of the caps. The book's rounds
+    // depend on the id alone, so there proxy 299 simply takes client 150's subset, 10 pairs.
+    String measured = middleLeaves(RendezvousSubsetter::subsets);
+    Matcher m = Pattern.compile("(\\d+) beyond").matcher(measured);
+    assertThat(m.find()).isTrue();
+    assertThat(Integer.parseInt(m.group(1))).as(measured).isLessThanOrEqualTo(150);
+    assertThat(measured).isEqualTo("-1 proxy from the middle: 45 changed, 35 beyond unavoidable 10 (1.2%), spread 1");
+    assertThat(middleLeaves(RendezvousSubsetterTest::book))
+        .isEqualTo("-1 proxy from the middle: 20 changed, 10 beyond unavoidable 10 (0.3%), spread 1");
+  }
+
   @Test
   void theBooksSubsetterReshufflesFarMoreOnBackendChanges() {
     // Same measurement for seed 001's Subsetter: balanced, appending a client is free (a new

@@ -42,8 +42,8 @@ class ClientPositionTest {
 
   @Test
   void stringOrderNotNumericOrder() {
-    // Upper-case hex sorts before lower-case; node ids are compared as plain strings everywhere.
-    assertThat(ClientPosition.order(List.of("b", "A", "a", "B"))).containsExactly("A", "B", "a", "b");
+    // Upper-case sorts before lower-case; names are compared as plain strings everywhere.
+    assertThat(ClientPosition.among(List.of("b", "A", "a", "B"), "a")).isEqualTo(new ClientPosition(2, 4));
   }
 
   @Test

@@ -39,9 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three real Fairway JVMs ({@code dev.fairway.Main -cluster}) form a Hazelcast cluster on
- * loopback in front of nine backends served by this JVM: client ids follow the membership,
- * subsets are disjoint and cover every backend, admin commands made on one member reach all, and
- * a member that stops makes the others re-subset.
+ * loopback in front of nine backends served by this JVM: client ids are dense, subsets are
+ * disjoint and cover every backend, admin commands made on one member reach all, and a member that
+ * stops makes the others re-subset ({@code reclaimMs: 0}). With a reclaim grace, a member that
+ * restarts under the same node name gets its old id back and nobody else's id or subset moves;
+ * one that stays away past the grace is compacted with a single reassignment.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class ClusterTest {
@@ -198,15 +200,114 @@ class ClusterTest {
     assertThat(ids).containsExactlyInAnyOrder(0, 1);
   }
 
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void aRestartedMemberReclaimsItsIdAndALongAbsenceIsCompacted() throws Throwable {
+    try {
+      restartAndCompact();
+    } catch (Throwable e) {
+      throw new AssertionError(e.getMessage() + "\n" + logs(), e);
+    }
+  }
+
+  private void restartAndCompact() throws Exception {
+    String clusterName = "fairway-test-" + UUID.randomUUID();
+    int[] hazelcastPorts = {freePort(), freePort(), freePort()};
+    long graceMs = 30_000;
+    Member a = launch(0, clusterName, hazelcastPorts, named("a", graceMs));
+    awaitServing(a, 60);
+    Member b = launch(1, clusterName, hazelcastPorts, named("b", graceMs));
+    awaitServing(b, 60);
+    Member c = launch(2, clusterName, hazelcastPorts, named("c", graceMs));
+    awaitTrue("all three members report clientCount 3", 60,
+        () -> members.stream().allMatch(m -> serviceOrNull(m) != null && serviceOrNull(m).getInteger("clientCount") == 3));
+    // Names take ids in join order: a 0, b 1, c 2.
+    Map<String, JsonObject> before = new TreeMap<>();
+    for (Member m : List.of(a, b, c)) {
+      JsonObject s = service(m);
+      before.put(s.getString("nodeName"), s);
+    }
+    assertThat(before.keySet()).containsExactly("a", "b", "c");
+    assertThat(before.values().stream().map(s -> s.getInteger("clientId")).toList()).containsExactly(0, 1, 2);
+
+    // b stops and restarts under its name within the grace: it gets id 1 back, a's and c's ids
+    // and subsets never change (the count stays 3 while id 1 is reserved).
+    Map<Member, Integer> recomputed = Map.of(a, occurrences(a, "subsets recomputed"),
+        c, occurrences(c, "subsets recomputed"));
+    b.process().destroy();
+    assertThat(b.process().waitFor(20, TimeUnit.SECONDS)).as("b exits on SIGTERM").isTrue();
+    awaitLog(a, "b left, id 1 reserved for", 20);
+    assertUnchanged(before, a, c);
+    Member b2 = launch(1, clusterName, hazelcastPorts, named("b", graceMs));
+    awaitServing(b2, 60);
+    awaitLog(a, "b came back, reclaimed id 1", 20);
+    JsonObject back = service(b2);
+    assertThat(back.getString("nodeName")).isEqualTo("b");
+    assertThat(back.getInteger("clientId") + " of " + back.getInteger("clientCount")).isEqualTo("1 of 3");
+    assertThat(inSubset(back)).isEqualTo(inSubset(before.get("b")));
+    assertUnchanged(before, a, c);
+    for (Member m : List.of(a, c)) {
+      assertThat(occurrences(m, "subsets recomputed")).as("member %s's log", m.index()).isEqualTo(recomputed.get(m));
+    }
+
+    // a stops for good: its id stays reserved for the grace, then c (the highest id) moves into
+    // id 0 and b keeps id 1: dense again with one reassignment.
+    long stopped = System.nanoTime();
+    a.process().destroy();
+    assertThat(a.process().waitFor(20, TimeUnit.SECONDS)).as("a exits on SIGTERM").isTrue();
+    awaitLog(c, "a left, id 0 reserved for", 20);
+    assertThat(service(c).getInteger("clientId") + " of " + service(c).getInteger("clientCount")).isEqualTo("2 of 3");
+    awaitTrue("c compacted into id 0", 60, () -> service(c).getInteger("clientId") == 0);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped)).as("not before the grace ran out")
+        .isGreaterThanOrEqualTo(graceMs);
+    awaitLog(b2, "a's reservation of id 0 expired; c moved from id 2 to id 0", 10);
+    for (Member m : List.of(b2, c)) {
+      JsonObject s = service(m);
+      assertThat(s.getInteger("clientCount")).isEqualTo(2);
+      assertThat(s.getInteger("clientId")).isEqualTo(m == b2 ? 1 : 0);
+    }
+  }
+
+  private static JsonObject named(String nodeName, long reclaimMs) {
+    return new JsonObject().put("nodeName", nodeName).put("reclaimMs", reclaimMs);
+  }
+
+  /** The members' client ids, counts and subsets are those of {@code before}. */
+  private void assertUnchanged(Map<String, JsonObject> before, Member... now) {
+    for (Member m : now) {
+      JsonObject s = service(m);
+      JsonObject was = before.get(s.getString("nodeName"));
+      assertThat(s.getInteger("clientId") + " of " + s.getInteger("clientCount")).as(s.getString("nodeName"))
+          .isEqualTo(was.getInteger("clientId") + " of " + was.getInteger("clientCount"));
+      assertThat(inSubset(s)).as(s.getString("nodeName")).isEqualTo(inSubset(was));
+    }
+  }
+
+  private static int occurrences(Member m, String text) throws IOException {
+    return Files.readString(m.log()).split(java.util.regex.Pattern.quote(text), -1).length - 1;
+  }
+
+  private static void awaitLog(Member m, String text, int seconds) throws Exception {
+    awaitTrue("member " + m.index() + " logs '" + text + "'", seconds, () -> Files.readString(m.log()).contains(text));
+  }
+
   // ---- child processes
 
+  /** A member with a derived node name whose departure is compacted at once ({@code reclaimMs: 0}). */
   private Member launch(int index, String clusterName, int[] hazelcastPorts) throws IOException {
+    return launch(index, clusterName, hazelcastPorts, new JsonObject().put("reclaimMs", 0));
+  }
+
+  /** A member on Hazelcast port {@code hazelcastPorts[index]} with {@code cluster} as its config's cluster object. */
+  private Member launch(int index, String clusterName, int[] hazelcastPorts, JsonObject cluster) throws IOException {
     int proxyPort = freePort();
     int adminPort = freePort();
-    Path conf = Files.writeString(dir.resolve("config-" + index + ".json"), fairwayConfig(proxyPort, adminPort).encode());
-    Path clusterXml = Files.writeString(dir.resolve("cluster-" + index + ".xml"),
+    int launch = members.size();
+    Path conf = Files.writeString(dir.resolve("config-" + launch + ".json"),
+        fairwayConfig(proxyPort, adminPort).put("cluster", cluster).encode());
+    Path clusterXml = Files.writeString(dir.resolve("cluster-" + launch + ".xml"),
         clusterXml(clusterName, hazelcastPorts[index], hazelcastPorts));
-    Path log = dir.resolve("member-" + index + ".log");
+    Path log = dir.resolve("member-" + launch + ".log");
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx160m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "-cp", System.getProperty("java.class.path"), "dev.fairway.Main",
@@ -284,7 +385,7 @@ class ClusterTest {
   private String logs() {
     StringBuilder out = new StringBuilder();
     for (Member m : members) {
-      out.append("---- member ").append(m.index()).append(" (")
+      out.append("---- member ").append(m.index()).append(" ").append(m.log().getFileName()).append(" (")
           .append(m.process().isAlive() ? "running" : "exited " + m.process().exitValue()).append(")\n");
       try {
         List<String> lines = Files.readAllLines(m.log(), StandardCharsets.UTF_8);

@@ -158,14 +158,16 @@ class ConfigParserTest {
   @Test
   void clusterSettingsAreReadAndChecked() throws Exception {
     JsonObject root = full().put("cluster", new JsonObject().put("nodeName", "edge-a.dc1:8080")
-        .put("shareCapacity", false).put("leaseIntervalMs", 500));
-    assertThat(parse(root).cluster()).isEqualTo(new ClusterSettings("edge-a.dc1:8080", false, 500));
+        .put("shareCapacity", false).put("leaseIntervalMs", 500).put("reclaimMs", 0));
+    assertThat(parse(root).cluster()).isEqualTo(new ClusterSettings("edge-a.dc1:8080", false, 500, 0));
 
-    root.put("cluster", new JsonObject().put("nodeName", "edge a").put("leaseIntervalMs", 10).put("share", true));
+    root.put("cluster", new JsonObject().put("nodeName", "edge a").put("leaseIntervalMs", 10).put("share", true)
+        .put("reclaimMs", -1));
     assertThat(problems(root)).containsExactly(
         "cluster.nodeName: \"edge a\" is invalid; expected 1 to 64 letters, digits, '.', '_', ':' or '-'",
         "cluster.leaseIntervalMs: 10 is invalid; expected an integer from 50 to 60000",
-        "cluster.share: unknown key; expected one of nodeName, shareCapacity, leaseIntervalMs");
+        "cluster.reclaimMs: -1 is invalid; expected an integer from 0 to 3600000",
+        "cluster.share: unknown key; expected one of nodeName, shareCapacity, leaseIntervalMs, reclaimMs");
   }
 
   @Test
@@ -352,6 +354,12 @@ class ConfigParserTest {
     root.put("subsetting", new JsonObject().put("clientId", 1).put("clientCount", 3).put("algorithm", "rendezvous"));
     assertThat(ConfigParser.parse(JsonValues.toPlain(root), Map.of()).subsetting())
         .isEqualTo(new SubsettingSettings(1, 3, SubsetAlgorithm.RENDEZVOUS));
+    // Cluster mode defaults to rendezvous, but keeps an algorithm the file names.
+    root.getJsonObject("subsetting").put("algorithm", "book");
+    assertThat(parse(root).subsetting().clusterAlgorithm()).isEqualTo(SubsetAlgorithm.BOOK);
+    root.getJsonObject("subsetting").remove("algorithm");
+    assertThat(parse(root).subsetting()).isEqualTo(new SubsettingSettings(1, 3, SubsetAlgorithm.BOOK, false));
+    assertThat(parse(root).subsetting().clusterAlgorithm()).isEqualTo(SubsetAlgorithm.RENDEZVOUS);
     root.getJsonObject("subsetting").put("algorithm", "ring");
     assertThat(problems(root)).containsExactly("subsetting.algorithm: \"ring\" is invalid; expected book or rendezvous");
   }

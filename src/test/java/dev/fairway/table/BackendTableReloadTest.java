@@ -215,4 +215,27 @@ class BackendTableReloadTest extends TableHarness {
     assertThat(book.get("after")).as("the book's rounds reshuffle").isNotEqualTo(book.get("before"));
     assertThat(rendezvous.get("after")).as("rendezvous keeps client 4's subset").isEqualTo(rendezvous.get("before"));
   }
+
+  @Test
+  void inTheClusterTheDefaultAlgorithmIsRendezvousAcrossReloadsAndANamedOneIsKept() {
+    List<Object> twelve = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (int i = 1; i <= 12; i++) {
+      twelve.add(backend(String.format("b%02d", i), 9000 + i, 2));
+      ids.add(String.format("b%02d", i));
+    }
+    start(config(service("a", 3, twelve.toArray())));
+    table.moveClient(4, 10, now);
+    assertThat(table.subsets().get("a")).isEqualTo(Set.copyOf(RendezvousSubsetter.subset(ids, 4, 10, 3)));
+    List<Object> thirteen = new ArrayList<>(twelve);
+    thirteen.add(backend("b13", 9013, 2));
+    table.reload(config(service("a", 3, thirteen.toArray())), "hash2", now);
+    List<String> more = new ArrayList<>(ids);
+    more.add("b13");
+    assertThat(table.subsets().get("a")).isEqualTo(Set.copyOf(RendezvousSubsetter.subset(more, 4, 10, 3)));
+
+    start(withAlgorithm(config(service("a", 3, twelve.toArray())), "book"));
+    table.moveClient(4, 10, now);
+    assertThat(table.subsets().get("a")).isEqualTo(Set.copyOf(Subsetter.subset(ids, 4, 3)));
+  }
 }
