@@ -1,5 +1,6 @@
 package dev.fairway;
 
+import dev.fairway.cluster.CapacityLeases;
 import dev.fairway.cluster.ClientPosition;
 import dev.fairway.cluster.ClusterConfig;
 import dev.fairway.cluster.ClusterMembership;
@@ -128,10 +129,15 @@ public final class Main {
       if (clusterMembership != null) {
         clusterMembership.start();
       }
+      CapacityLeases leases = clusterMembership == null ? null
+          : CapacityLeases.startFor(clusterMembership, running.cluster(), fairway.slotTable());
       long deadline = running.proxy().drainGraceMs() + running.proxy().drainTimeoutMs() + 5_000;
       Runnable drainAndExit = () -> {
         try {
           fairway.drain().await(deadline, TimeUnit.MILLISECONDS);
+          if (leases != null) {
+            leases.stop();
+          }
           if (clusterMembership != null) {
             clusterMembership.stop();
           }

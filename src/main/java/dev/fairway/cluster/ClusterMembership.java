@@ -4,6 +4,7 @@ import com.hazelcast.cluster.Cluster;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.HazelcastInstance;
 import dev.fairway.control.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -51,6 +52,11 @@ public final class ClusterMembership {
   /** This member's Vert.x node id (a UUID string vertx-hazelcast stores as a member attribute). */
   public String nodeId() {
     return manager.getNodeId();
+  }
+
+  /** The Hazelcast instance the cluster runs on (for cluster-wide maps). */
+  public HazelcastInstance hazelcast() {
+    return manager.getHazelcastInstance();
   }
 
   /** The node ids of the current members, in client-id order. */

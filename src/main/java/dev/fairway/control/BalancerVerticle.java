@@ -117,7 +117,8 @@ public final class BalancerVerticle extends VerticleBase {
         new Effects(), System.nanoTime());
     var bus = vertx.eventBus();
     bus.<Void>localConsumer(Addresses.SNAPSHOT_GET, m -> m.reply(snapshot, LOCAL));
-    bus.<Void>localConsumer(Addresses.SERVICES, m -> m.reply(TableJson.services(table, slots.view())));
+    bus.<Void>localConsumer(Addresses.SERVICES, m -> m.reply(TableJson.withShares(TableJson.services(table,
+        slots.view()), slots.shares())));
     bus.<ObservationBatch>localConsumer(Addresses.OBSERVATIONS, m -> {
       table.onObservations(m.body(), System.nanoTime());
       armEjectionTimer();
