@@ -138,11 +138,13 @@ public final class CapacityLeases {
   /** One round: renew every backend's lease, or fall back for those the map did not answer in time. */
   private void renew() {
     Map<String, Integer> capacities = new LinkedHashMap<>();
-    table.view().endpoints().forEach((id, c) -> capacities.put(id, c.capacity()));
+    Map<String, Integer> inFlight = new LinkedHashMap<>();
+    table.view().endpoints().forEach((id, c) -> {
+      capacities.put(id, c.capacity());
+      inFlight.put(id, c.active());
+    });
     demand.record(table.demand());
     Map<String, Integer> local = table.shares();
-    Map<String, Integer> inFlight = new LinkedHashMap<>();
-    table.view().endpoints().forEach((id, c) -> inFlight.put(id, c.active()));
     List<String> live;
     try {
       live = members.get();
@@ -155,6 +157,7 @@ public final class CapacityLeases {
       long now = System.currentTimeMillis();
       for (Map.Entry<String, Integer> c : capacities.entrySet()) {
         String id = c.getKey();
+        // Until the new share is applied here this member may still fill its current one: claim both.
         int claim = Math.max(inFlight.getOrDefault(id, 0), local.getOrDefault(id, 0));
         pending.put(id, map.submitToKey(id, new RenewLease(self, c.getValue(), claim, demand.peak(id), now, live))
             .toCompletableFuture());
