@@ -13,6 +13,7 @@
 #   4. the load tool waits until all three list a share, runs SECONDS (15) of load and prints.
 #
 # Usage: bench/cluster-capacity.sh    env: SECONDS_OF_LOAD=15 LOOPS=24,3,3 CAPACITY=20 LEASE_MS=250
+#        SHARE_CAPACITY=false runs the same without sharing (each member uses the whole capacity)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HOST=127.0.0.1
@@ -26,6 +27,7 @@ LOAD_S=${SECONDS_OF_LOAD:-15}
 LOOPS=${LOOPS:-24,3,3}
 CAPACITY=${CAPACITY:-20}
 LEASE_MS=${LEASE_MS:-250}
+SHARE_CAPACITY=${SHARE_CAPACITY:-true}
 TOKEN=bench-cluster-capacity-token-0123
 
 free_port() {
@@ -81,7 +83,7 @@ XML
   cat > "$WORK/config-$i.json" <<JSON
 { "proxy": { "host": "$HOST", "port": ${PROXY[$i]}, "instances": 1, "drainGraceMs": 0, "drainTimeoutMs": 1000 },
   "admin": { "host": "$HOST", "port": ${ADMIN[$i]}, "token": "$TOKEN" },
-  "cluster": { "shareCapacity": true, "leaseIntervalMs": $LEASE_MS },
+  "cluster": { "shareCapacity": $SHARE_CAPACITY, "leaseIntervalMs": $LEASE_MS },
   "services": [{ "name": "api", "strategy": "least-loaded",
     "slots": { "waitTimeoutMs": 20000 },
     "healthCheck": { "path": "/health", "intervalMs": 500, "timeoutMs": 400, "healthyThreshold": 1 },

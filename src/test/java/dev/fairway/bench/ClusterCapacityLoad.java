@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The backend and the load of {@code bench/cluster-capacity.sh}: one backend on a free port
  * (printed first: {@code backend port 41234}) that holds each request 50-100 ms and records its
  * peak concurrency; once every member's admin
- * port ({@code --admins 9101,9102,9103}) lists the backend with a {@code share}, closed-loop
+ * port ({@code --admins 9101,9102,9103}) lists the backend, closed-loop
  * clients ({@code --loops 24,3,3}, per member, through {@code --proxies}) for {@code --seconds};
  * every 500 ms one line of the members' shares, then the totals.
  *
@@ -45,7 +45,8 @@ public final class ClusterCapacityLoad {
     int[] loops = ports(f.string("loops", "24,3,3"));
     HttpClient admin = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
     long ready = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (shares(vertx, admin, admins).contains(-1)) {
+    int capacity = f.integer("capacity", 20);
+    while (shares(vertx, admin, admins, capacity).contains(-1)) {
       if (System.nanoTime() > ready) {
         System.out.println("members did not list a share within 120 s");
         System.exit(1);
@@ -70,11 +71,11 @@ public final class ClusterCapacityLoad {
     }
     while (!done.await(500, TimeUnit.MILLISECONDS)) {
       System.out.printf("t=%.1fs shares %s in-flight %d%n", (System.nanoTime() - start) / 1e9,
-          String.join(" ", shares(vertx, admin, admins).stream().map(String::valueOf).toList()), backend.inFlight());
+          String.join(" ", shares(vertx, admin, admins, capacity).stream().map(String::valueOf).toList()), backend.inFlight());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     int ok = statuses.getOrDefault(200, new AtomicInteger()).get();
-    System.out.printf("peak backend concurrency %d (capacity %d)%n", backend.peak(), f.integer("capacity", 20));
+    System.out.printf("peak backend concurrency %d (capacity %d)%n", backend.peak(), capacity);
     System.out.printf("requests/s %.1f (%d in %.1f s), statuses %s%n", ok / seconds, ok, seconds, statuses);
     System.exit(0);
   }
@@ -94,15 +95,15 @@ public final class ClusterCapacityLoad {
         });
   }
 
-  /** Each member's share of b1 from its admin API, -1 where it does not say (yet). */
-  private static List<Integer> shares(Vertx vertx, HttpClient admin, int[] admins) {
+  /** Each member's share of b1 from its admin API ({@code capacity} when not shared), -1 where it does not answer (yet). */
+  private static List<Integer> shares(Vertx vertx, HttpClient admin, int[] admins, int capacity) {
     List<Integer> out = new ArrayList<>();
     for (int port : admins) {
       int share = -1;
       try {
         TestClient.Reply r = TestClient.get(vertx, admin, port, "/api/services");
         JsonArray backends = new JsonArray(r.body()).getJsonObject(0).getJsonArray("backends");
-        share = backends.getJsonObject(0).getInteger("share", -1);
+        share = backends.getJsonObject(0).getInteger("share", capacity);
       } catch (Exception e) {
         share = -1;
       }
