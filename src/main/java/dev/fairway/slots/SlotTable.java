@@ -377,6 +377,9 @@ public final class SlotTable {
    * its capacity and slow start; a raised share serves waiters at once. Needs {@link #shareCapacity}.
    */
   public synchronized void setShares(Map<String, Integer> next, long nowNanos) {
+    if (shares == null) {
+      throw new IllegalStateException("capacity is not shared: call shareCapacity() first");
+    }
     Handoff.dispatch(membersChanged(shares.set(next, endpoints)), nowNanos);
   }
 
