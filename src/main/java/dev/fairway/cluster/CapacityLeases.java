@@ -143,7 +143,8 @@ public final class CapacityLeases {
       capacities.put(id, c.capacity());
       inFlight.put(id, c.active());
     });
-    demand.record(table.demand());
+    Map<String, Integer> used = table.demand(); // only the backends in this member's subsets
+    demand.record(used);
     Map<String, Integer> local = table.shares();
     List<String> live;
     try {
@@ -159,7 +160,8 @@ public final class CapacityLeases {
         String id = c.getKey();
         // Until the new share is applied here this member may still fill its current one: claim both.
         int claim = Math.max(inFlight.getOrDefault(id, 0), local.getOrDefault(id, 0));
-        pending.put(id, map.submitToKey(id, new RenewLease(self, c.getValue(), claim, demand.peak(id), now, live))
+        pending.put(id, map.submitToKey(id, new RenewLease(self, c.getValue(), claim, demand.peak(id), now, live,
+            used.containsKey(id)))
             .toCompletableFuture());
       }
     }

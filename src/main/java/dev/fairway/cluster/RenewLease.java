@@ -22,12 +22,19 @@ final class RenewLease implements EntryProcessor<String, String, Integer> {
   private final int demand;
   private final long nowMs;
   private final ArrayList<String> live;
+  private final boolean uses;
 
   /**
    * @param inUse slots the member may have in flight until its next renewal: its requests in flight,
    *              or the share it still applies locally if that is more
    */
   RenewLease(String self, int capacity, int inUse, int demand, long nowMs, List<String> live) {
+    this(self, capacity, inUse, demand, nowMs, live, true);
+  }
+
+  /** @param uses whether the member sends requests to the backend at all (see {@link LeaseBook#renew}) */
+  RenewLease(String self, int capacity, int inUse, int demand, long nowMs, List<String> live, boolean uses) {
+    this.uses = uses;
     this.self = self;
     this.capacity = capacity;
     this.inUse = inUse;
@@ -39,7 +46,7 @@ final class RenewLease implements EntryProcessor<String, String, Integer> {
   @Override
   public Integer process(Map.Entry<String, String> entry) {
     LeaseBook.Renewal r = LeaseBook.renew(LeaseEntries.decode(entry.getValue()), self, capacity, inUse, demand, nowMs,
-        live);
+        live, uses);
     entry.setValue(LeaseEntries.encode(r.holdings()));
     return r.share();
   }

@@ -46,6 +46,15 @@ public final class LeaseBook {
    */
   public static Renewal renew(Map<String, Holding> entry, String self, int capacity, int inUse, int demand, long nowMs,
                               Collection<String> live) {
+    return renew(entry, self, capacity, inUse, demand, nowMs, live, true);
+  }
+
+  /**
+   * Renews {@code self}'s lease; a member that does not {@code use} the backend (not in any of its
+   * subsets) takes share 0 and is left out of the split, so the members that use it share all of it.
+   */
+  public static Renewal renew(Map<String, Holding> entry, String self, int capacity, int inUse, int demand, long nowMs,
+                              Collection<String> live, boolean uses) {
     TreeMap<String, Holding> kept = new TreeMap<>();
     entry.forEach((m, h) -> {
       if (live.contains(m) || m.equals(self)) {
@@ -53,12 +62,17 @@ public final class LeaseBook {
       }
     });
     Holding old = kept.get(self);
-    kept.put(self, new Holding(old == null ? 0 : old.share(), inUse, demand, nowMs));
+    kept.put(self, new Holding(old == null ? 0 : old.share(), inUse, demand, nowMs, uses));
     TreeMap<String, Integer> everyone = new TreeMap<>();
     live.forEach(m -> everyone.put(m, 0)); // a member that has not renewed yet still gets its part
     kept.forEach((m, h) -> everyone.put(m, h.demand()));
+    kept.forEach((m, h) -> {
+      if (!h.uses()) {
+        everyone.remove(m);
+      }
+    });
     LinkedHashMap<String, Integer> demands = new LinkedHashMap<>(everyone);
-    int target = ShareAllocator.targets(capacity, demands).get(self);
+    int target = uses ? ShareAllocator.targets(capacity, demands).get(self) : 0;
     int others = 0;
     for (Map.Entry<String, Holding> e : kept.entrySet()) {
       if (!e.getKey().equals(self)) {
@@ -66,7 +80,7 @@ public final class LeaseBook {
       }
     }
     int share = ShareAllocator.step(capacity, target, others);
-    kept.put(self, new Holding(share, inUse, demand, nowMs));
+    kept.put(self, new Holding(share, inUse, demand, nowMs, uses));
     return new Renewal(kept, share);
   }
 }

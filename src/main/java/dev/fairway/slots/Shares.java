@@ -48,14 +48,19 @@ final class Shares {
   }
 
   /**
-   * What each backend is asked for now: its requests in flight here, plus each service's waiters
-   * spread evenly over the service's members (rounded up).
+   * What each backend that a service here uses (in its subset) is asked for now: its requests in
+   * flight here, plus each service's waiters spread evenly over the service's members (rounded up).
+   * Backends no service here uses are left out.
    */
   static Map<String, Integer> demand(Map<String, Endpoint> endpoints, Map<Endpoint, List<ServiceSlots>> servicesOf) {
     Map<String, Integer> out = new LinkedHashMap<>();
     endpoints.forEach((id, e) -> {
+      List<ServiceSlots> using = servicesOf.getOrDefault(e, List.of());
+      if (using.isEmpty()) {
+        return;
+      }
       int d = e.active();
-      for (ServiceSlots s : servicesOf.getOrDefault(e, List.of())) {
+      for (ServiceSlots s : using) {
         int n = Math.max(1, s.members.size());
         d += (s.waiting + n - 1) / n;
       }

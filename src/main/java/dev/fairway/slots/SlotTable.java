@@ -388,7 +388,7 @@ public final class SlotTable {
     return shares == null ? null : Shares.of(endpoints);
   }
 
-  /** Per backend: requests in flight here plus the waiters of its services, spread over their members. */
+  /** Per backend some service here uses: requests in flight plus the waiters of its services, spread over their members. */
   public synchronized Map<String, Integer> demand() {
     return Shares.demand(endpoints, servicesOf);
   }

@@ -32,7 +32,7 @@ class RenewLeaseTest {
 
   @Test
   void theJsonReadsBackAsTheSameHoldings() {
-    Map<String, Holding> h = Map.of("a", new Holding(14, 7, 23, 9), "b", new Holding(3, 3, 3, 7));
+    Map<String, Holding> h = Map.of("a", new Holding(14, 7, 23, 9), "b", new Holding(0, 0, 0, 7, false));
     assertThat(LeaseEntries.decode(LeaseEntries.encode(h))).isEqualTo(h);
     assertThat(LeaseEntries.decode(null)).isEmpty();
   }

@@ -35,6 +35,17 @@ class LeaseBookTest {
   }
 
   @Test
+  void aMemberThatDoesNotUseTheBackendLeavesAllOfItToThoseThatDo() {
+    Map<String, Holding> entry = Map.of("a", new Holding(7, 7, 23, 0), "b", new Holding(7, 3, 3, 0),
+        "c", new Holding(6, 0, 0, 0));
+    LeaseBook.Renewal c = LeaseBook.renew(entry, "c", 20, 0, 0, 250, LIVE, false);
+    LeaseBook.Renewal a1 = LeaseBook.renew(c.holdings(), "a", 20, 7, 23, 260, LIVE, true);
+    LeaseBook.Renewal b = LeaseBook.renew(a1.holdings(), "b", 20, 3, 3, 270, LIVE, true);
+    LeaseBook.Renewal a2 = LeaseBook.renew(b.holdings(), "a", 20, 13, 23, 500, LIVE, true);
+    assertThat(new int[] {c.share(), a1.share(), b.share(), a2.share()}).containsExactly(0, 13, 3, 17);
+  }
+
+  @Test
   void membersThatLeftAreDroppedAndTheirSlotsReused() {
     Map<String, Holding> entry = Map.of("a", new Holding(7, 7, 30, 0), "b", new Holding(7, 7, 30, 0),
         "gone", new Holding(6, 6, 30, 0));

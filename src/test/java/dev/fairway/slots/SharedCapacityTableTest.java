@@ -80,6 +80,17 @@ class SharedCapacityTableTest {
   }
 
   @Test
+  void theDemandNamesOnlyTheBackendsOfThisProcesssSubsets() {
+    table.apply(List.of(new EndpointSpec("b1", "127.0.0.1", 1, 20, 1, true),
+            new EndpointSpec("b2", "127.0.0.1", 2, 20, 1, true)),
+        List.of(new ServiceSpec("s", StrategyName.ROUND_ROBIN, 100, 0, List.of("b1"))), now);
+    table.shareCapacity();
+    table.setShares(Map.of("b1", 1, "b2", 5), now);
+    assertThat(acquire(3, new ArrayList<>())).isEqualTo("b1 QUEUED QUEUED");
+    assertThat(table.demand()).isEqualTo(Map.of("b1", 3));
+  }
+
+  @Test
   void slowStartScalesTheSmallerOfCapacityAndShare() {
     oneBackend(100, SlowStart.OFF);
     table.shareCapacity();
