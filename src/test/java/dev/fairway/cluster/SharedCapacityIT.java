@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.cluster.ClusterHarness.Member;
 import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -121,6 +122,9 @@ class SharedCapacityIT {
     for (List<Integer> shares : timeline.values()) {
       assertThat(shares.stream().mapToInt(Integer::intValue).sum()).as(story).isLessThanOrEqualTo(CAPACITY);
     }
+    int share = shares(members).get(0);
+    String metrics = TestClient.get(vertx, cluster.client(), members.get(0).adminPort(), "/metrics").body();
+    assertThat(metrics).contains("fairway_backend_capacity_share{backend=\"b1\"} " + share + ".0");
   }
 
   private static void loop(HttpClient load, int port, long until, Map<Integer, AtomicInteger> statuses,
