@@ -153,22 +153,25 @@ public final class CapacityLeases {
       live = null; // the Hazelcast instance is shutting down or cut off
     }
     Map<String, CompletableFuture<Integer>> pending = new LinkedHashMap<>();
+    String failure = live == null ? "member list unavailable" : null;
     if (live != null) {
-      IMap<String, String> map = hazelcast.getMap(MAP);
-      long now = System.currentTimeMillis();
-      for (Map.Entry<String, Integer> c : capacities.entrySet()) {
-        String id = c.getKey();
-        // Until the new share is applied here this member may still fill its current one: claim both.
-        int claim = Math.max(inFlight.getOrDefault(id, 0), local.getOrDefault(id, 0));
-        pending.put(id, map.submitToKey(id, new RenewLease(self, c.getValue(), claim, demand.peak(id), now, live,
-            used.containsKey(id)))
-            .toCompletableFuture());
+      try {
+        IMap<String, String> map = hazelcast.getMap(MAP);
+        long now = System.currentTimeMillis();
+        for (Map.Entry<String, Integer> c : capacities.entrySet()) {
+          String id = c.getKey();
+          // Until the new share is applied here this member may still fill its current one: claim both.
+          int claim = Math.max(inFlight.getOrDefault(id, 0), local.getOrDefault(id, 0));
+          pending.put(id, map.submitToKey(id, new RenewLease(self, c.getValue(), claim, demand.peak(id), now, live,
+              used.containsKey(id))).toCompletableFuture());
+        }
+      } catch (RuntimeException e) {
+        failure = e.getClass().getSimpleName(); // the backends not submitted yet fall back
       }
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     Map<String, Integer> shares = new LinkedHashMap<>();
     Map<String, Integer> missed = new LinkedHashMap<>(capacities);
-    String failure = live == null ? "member list unavailable" : null;
     for (Map.Entry<String, CompletableFuture<Integer>> p : pending.entrySet()) {
       try {
         shares.put(p.getKey(), p.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
@@ -180,7 +183,7 @@ public final class CapacityLeases {
         failure = e.getClass().getSimpleName();
       }
     }
-    if (missed.isEmpty()) {
+    if (missed.isEmpty() && live != null) {
       if (fallback.reached(live.size())) {
         LOG.info("cluster: capacity lease map reachable again; shares follow demand again ({} members)", live.size());
       }
