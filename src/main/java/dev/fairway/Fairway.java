@@ -64,6 +64,9 @@ public final class Fairway {
     this.vertx = vertx;
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
+    if (vertx.isClustered() && config.cluster().shareCapacity()) {
+      table.shareCapacity(); // each backend's capacity is the cluster's; CapacityLeases sets this member's shares
+    }
     this.metrics = new FairwayMetrics(registry, table);
     this.httpMeters = HttpMeters.of(vertx, registry, config.proxy().host(), meteredPort(config));
   }

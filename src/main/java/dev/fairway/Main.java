@@ -1,6 +1,7 @@
 package dev.fairway;
 
 import com.hazelcast.config.Config;
+import dev.fairway.cluster.CapacityLeases;
 import dev.fairway.cluster.ClientPosition;
 import dev.fairway.cluster.ClusterConfig;
 import dev.fairway.cluster.ClusterMembership;
@@ -135,10 +136,15 @@ public final class Main {
       if (clusterMembership != null) {
         clusterMembership.start();
       }
+      CapacityLeases leases = clusterMembership == null ? null
+          : CapacityLeases.startFor(clusterMembership, running.cluster(), fairway.slotTable());
       long deadline = running.proxy().drainGraceMs() + running.proxy().drainTimeoutMs() + 5_000;
       Runnable drainAndExit = () -> {
         try {
           fairway.drain().await(deadline, TimeUnit.MILLISECONDS);
+          if (leases != null) {
+            leases.stop();
+          }
           if (clusterMembership != null) {
             clusterMembership.stop();
           }

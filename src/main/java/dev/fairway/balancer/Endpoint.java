@@ -53,6 +53,8 @@ public final class Endpoint {
   /** Capacity while available, 0 while not: a slot may be taken while {@code active < limit}. */
   private volatile int limit = 1;
   private volatile int capacity = 1;
+  /** The part of the capacity this process may use (shared capacity in cluster mode); unlimited otherwise. */
+  private volatile int share = Integer.MAX_VALUE;
   private volatile boolean available = true;
   /** Held back by this process (consecutive failures), whatever the balancer says. */
   private volatile boolean held;
@@ -142,9 +144,25 @@ public final class Endpoint {
     refreshLimit();
   }
 
-  /** The limit from capacity, ramp, availability and hold. Under this object's lock. */
+  /**
+   * Sets the share of the capacity this process may use (cluster mode's shared capacity); the
+   * limit is then the smaller of the two, scaled by the slow-start ramp. A share of 0 takes no
+   * new requests.
+   */
+  public synchronized void setShare(int share) {
+    this.share = Math.max(0, share);
+    refreshLimit();
+  }
+
+  /** The share of the capacity this process may use; {@link Integer#MAX_VALUE} when capacity is not shared. */
+  public int share() {
+    return share;
+  }
+
+  /** The limit from capacity, share, ramp, availability and hold. Under this object's lock. */
   private void refreshLimit() {
-    int grantable = ramp >= 1.0 ? capacity : Math.max(1, (int) Math.ceil(capacity * ramp));
+    int usable = Math.min(capacity, share);
+    int grantable = ramp >= 1.0 || usable == 0 ? usable : Math.max(1, (int) Math.ceil(usable * ramp));
     this.limit = available && !held ? grantable : 0;
   }
 

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -97,8 +98,19 @@ public final class ClusterMembership {
     return manager.getNodeId();
   }
 
+  /** This member's stable name. */
   public String nodeName() {
     return nodeName;
+  }
+
+  /** The Hazelcast instance the cluster runs on (for cluster-wide maps). */
+  public HazelcastInstance hazelcast() {
+    return manager.getHazelcastInstance();
+  }
+
+  /** The node ids of the current members, sorted. */
+  public List<String> memberNodeIds() {
+    return List.copyOf(new TreeSet<>(members().stream().map(IdAssignment.Member::nodeId).toList()));
   }
 
   /**
@@ -279,10 +291,6 @@ public final class ClusterMembership {
   private static List<String> byId(IdAssignment a) {
     return a.live().entrySet().stream().sorted(Comparator.comparingInt(e -> e.getValue().id()))
         .map(Map.Entry::getKey).toList();
-  }
-
-  private HazelcastInstance hazelcast() {
-    return manager.getHazelcastInstance();
   }
 
   /** A member's Vert.x node id; the Hazelcast member UUID for a member that is not a Vert.x node. */

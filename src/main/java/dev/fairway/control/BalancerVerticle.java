@@ -120,7 +120,7 @@ public final class BalancerVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     bus.<Void>localConsumer(Addresses.SNAPSHOT_GET, m -> m.reply(snapshot, LOCAL));
     bus.<Void>localConsumer(Addresses.SERVICES, m -> {
-      JsonArray services = TableJson.services(table, slots.view());
+      JsonArray services = TableJson.withShares(TableJson.services(table, slots.view()), slots.shares());
       if (nodeName != null) {
         services.forEach(s -> ((JsonObject) s).put("nodeName", nodeName));
       }

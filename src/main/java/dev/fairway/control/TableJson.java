@@ -6,6 +6,7 @@ import dev.fairway.table.BackendTable;
 import dev.fairway.table.BackendView;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.Map;
 
 /**
  * The admin API's JSON of the backend table ({@code GET /api/services} and the answers to
@@ -78,6 +79,23 @@ final class TableJson {
         .put("eps", round(e.eps()))
         .put("latencyMs", round(e.latencyMs()));
     return standsInFor == null ? out : out.put("standsInFor", standsInFor);
+  }
+
+  /**
+   * Adds each backend's {@code share} (cluster mode's shared capacity: the part of its capacity
+   * this member may use now) to {@link #services}' output; {@code shares} {@code null} (capacity
+   * not shared) leaves it as it is.
+   */
+  static JsonArray withShares(JsonArray services, Map<String, Integer> shares) {
+    if (shares != null) {
+      for (Object s : services) {
+        for (Object b : ((JsonObject) s).getJsonArray("backends")) {
+          JsonObject backend = (JsonObject) b;
+          backend.put("share", shares.getOrDefault(backend.getString("id"), 0));
+        }
+      }
+    }
+    return services;
   }
 
   private static double round(double v) {

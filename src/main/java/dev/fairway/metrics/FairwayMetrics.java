@@ -164,6 +164,11 @@ public final class FairwayMetrics {
         .description("Requests in flight to the backend from this process").register(registry));
     meters.add(Gauge.builder("fairway_backend_capacity", () -> counts(id).capacity()).tag("backend", id)
         .description("On-proxy capacity of the backend").register(registry));
+    if (table.shares() != null) {
+      meters.add(Gauge.builder("fairway_backend_capacity_share", () -> share(id)).tag("backend", id)
+          .description("Part of the backend's cluster-wide capacity this member may use now (shared capacity)")
+          .register(registry));
+    }
     meters.add(Gauge.builder("fairway_backend_held", () -> counts(id).held() ? 1 : 0).tag("backend", id)
         .description("1 while this process holds the backend back after a run of failures").register(registry));
     meters.add(FunctionCounter.builder("fairway_backend_holds", this, m -> m.counts(id).holds()).tag("backend", id)
@@ -225,6 +230,11 @@ public final class FairwayMetrics {
   private TableView.EndpointCounts counts(String id) {
     TableView.EndpointCounts c = table.endpointCounts(id);
     return c == null ? new TableView.EndpointCounts(0, 0, false, 0) : c;
+  }
+
+  private int share(String id) {
+    Map<String, Integer> shares = table.shares();
+    return shares == null ? 0 : shares.getOrDefault(id, 0);
   }
 
   private int waiting(String service) {

@@ -41,6 +41,8 @@ public final class SlotTable {
   private volatile Map<Endpoint, List<ServiceSlots>> servicesOf = new IdentityHashMap<>();
   private final Holds holds = new Holds();
   private final Ramps ramps = new Ramps();
+  /** Cluster mode's shares of each backend's capacity; {@code null} while capacity is not shared. */
+  private Shares shares;
   private boolean applied;
   private long nextSeq;
 
@@ -66,6 +68,9 @@ public final class SlotTable {
   public synchronized void apply(List<EndpointSpec> endpointSpecs, List<ServiceSpec> serviceSpecs, long nowNanos) {
     List<Endpoint> returning = EndpointSpec.applyAll(endpointSpecs, endpoints, weightEpoch, applied, holds);
     applied = true;
+    if (shares != null) {
+      shares.applyTo(endpoints);
+    }
 
     Map<String, ServiceSlots> next = new LinkedHashMap<>();
     Map<Endpoint, List<ServiceSlots>> sharing = new IdentityHashMap<>();
@@ -354,6 +359,38 @@ public final class SlotTable {
         e.setWeight(w);
       }
     });
+  }
+
+  /**
+   * From now on each backend's capacity is the whole cluster's and this process uses only the
+   * share {@link #setShares} gives it (0 until then); without this call nothing changes.
+   */
+  public synchronized void shareCapacity() {
+    if (shares == null) {
+      shares = new Shares();
+      shares.applyTo(endpoints);
+    }
+  }
+
+  /**
+   * Sets the shares (by backend id; a backend not named gets 0) that limit each backend here, with
+   * its capacity and slow start; a raised share serves waiters at once. Needs {@link #shareCapacity}.
+   */
+  public synchronized void setShares(Map<String, Integer> next, long nowNanos) {
+    if (shares == null) {
+      throw new IllegalStateException("capacity is not shared: call shareCapacity() first");
+    }
+    Handoff.dispatch(membersChanged(shares.set(next, endpoints)), nowNanos);
+  }
+
+  /** Each backend's share here, or {@code null} while capacity is not shared. */
+  public synchronized Map<String, Integer> shares() {
+    return shares == null ? null : Shares.of(endpoints);
+  }
+
+  /** Per backend some service here uses: requests in flight plus the waiters of its services, spread over their members. */
+  public synchronized Map<String, Integer> demand() {
+    return Shares.demand(endpoints, servicesOf);
   }
 
   /** Active and capacity of one backend, or {@code null} if unknown. */

@@ -1,25 +1,22 @@
 package dev.fairway.cluster;
 
+import dev.fairway.cluster.ClusterHarness.Member;
 import dev.fairway.testing.TestVertx;
+import static dev.fairway.cluster.ClusterHarness.awaitTrue;
+import static dev.fairway.cluster.ClusterHarness.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,7 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -58,16 +54,15 @@ class ClusterTest {
   private Vertx vertx;
   private HttpClient client;
   private final List<TestBackend> backends = new ArrayList<>();
-  private final List<Member> members = new ArrayList<>();
-
-  /** One Fairway child process and its ports. */
-  private record Member(int index, Process process, int proxyPort, int adminPort, Path log) {
-  }
+  private List<Member> members;
+  private ClusterHarness cluster;
 
   @BeforeEach
-  void setUp() {
+  void setUp() throws IOException {
     vertx = TestVertx.create();
-    client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
+    cluster = new ClusterHarness(vertx, dir, TOKEN, SERVICE, 3);
+    members = cluster.members();
+    client = cluster.client();
     for (int i = 0; i < BACKENDS; i++) {
       String id = "b" + i;
       backends.add(TestBackend.start(vertx, req -> req.response().end(id)));
@@ -76,14 +71,7 @@ class ClusterTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    for (Member m : members) {
-      m.process().destroy();
-    }
-    for (Member m : members) {
-      if (!m.process().waitFor(10, TimeUnit.SECONDS)) {
-        m.process().destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-      }
-    }
+    cluster.close();
     for (TestBackend b : backends) {
       b.close();
     }
@@ -95,19 +83,16 @@ class ClusterTest {
     try {
       run();
     } catch (Throwable e) {
-      throw new AssertionError(e.getMessage() + "\n" + logs(), e);
+      throw new AssertionError(e.getMessage() + "\n" + cluster.logs(), e);
     }
   }
 
   private void run() throws Exception {
-    String clusterName = "fairway-test-" + UUID.randomUUID();
-    int[] hazelcastPorts = {freePort(), freePort(), freePort()};
-
     // The first member forms the cluster alone; the two others then join it (no split brain).
-    Member first = launch(0, clusterName, hazelcastPorts);
-    awaitServing(first, 60);
-    Member second = launch(1, clusterName, hazelcastPorts);
-    Member third = launch(2, clusterName, hazelcastPorts);
+    Member first = cluster.launch(0, this::fairwayConfig);
+    cluster.awaitServing(first, 60);
+    Member second = cluster.launch(1, this::fairwayConfig);
+    Member third = cluster.launch(2, this::fairwayConfig);
     awaitTrue("all three members report clientCount 3", 60,
         () -> members.stream().allMatch(m -> serviceOrNull(m) != null && serviceOrNull(m).getInteger("clientCount") == 3));
 
@@ -206,19 +191,17 @@ class ClusterTest {
     try {
       restartAndCompact();
     } catch (Throwable e) {
-      throw new AssertionError(e.getMessage() + "\n" + logs(), e);
+      throw new AssertionError(e.getMessage() + "\n" + cluster.logs(), e);
     }
   }
 
   private void restartAndCompact() throws Exception {
-    String clusterName = "fairway-test-" + UUID.randomUUID();
-    int[] hazelcastPorts = {freePort(), freePort(), freePort()};
-    long graceMs = 30_000;
-    Member a = launch(0, clusterName, hazelcastPorts, named("a", graceMs));
-    awaitServing(a, 60);
-    Member b = launch(1, clusterName, hazelcastPorts, named("b", graceMs));
-    awaitServing(b, 60);
-    Member c = launch(2, clusterName, hazelcastPorts, named("c", graceMs));
+        long graceMs = 30_000;
+    Member a = cluster.launch(0, named("a", graceMs));
+    cluster.awaitServing(a, 60);
+    Member b = cluster.launch(1, named("b", graceMs));
+    cluster.awaitServing(b, 60);
+    Member c = cluster.launch(2, named("c", graceMs));
     awaitTrue("all three members report clientCount 3", 60,
         () -> members.stream().allMatch(m -> serviceOrNull(m) != null && serviceOrNull(m).getInteger("clientCount") == 3));
     // Names take ids in join order: a 0, b 1, c 2.
@@ -238,8 +221,8 @@ class ClusterTest {
     assertThat(b.process().waitFor(20, TimeUnit.SECONDS)).as("b exits on SIGTERM").isTrue();
     awaitLog(a, "b left, id 1 reserved for", 20);
     assertUnchanged(before, a, c);
-    Member b2 = launch(1, clusterName, hazelcastPorts, named("b", graceMs));
-    awaitServing(b2, 60);
+    Member b2 = cluster.launch(1, named("b", graceMs));
+    cluster.awaitServing(b2, 60);
     awaitLog(a, "b came back, reclaimed id 1", 20);
     JsonObject back = service(b2);
     assertThat(back.getString("nodeName")).isEqualTo("b");
@@ -268,8 +251,10 @@ class ClusterTest {
     }
   }
 
-  private static JsonObject named(String nodeName, long reclaimMs) {
-    return new JsonObject().put("nodeName", nodeName).put("reclaimMs", reclaimMs);
+  /** The config of a member named {@code nodeName} with a reclaim grace of {@code reclaimMs}. */
+  private ClusterHarness.ConfigFor named(String nodeName, long reclaimMs) {
+    return (proxyPort, adminPort) -> fairwayConfig(proxyPort, adminPort)
+        .put("cluster", new JsonObject().put("nodeName", nodeName).put("reclaimMs", reclaimMs));
   }
 
   /** The members' client ids, counts and subsets are those of {@code before}. */
@@ -291,36 +276,9 @@ class ClusterTest {
     awaitTrue("member " + m.index() + " logs '" + text + "'", seconds, () -> Files.readString(m.log()).contains(text));
   }
 
-  // ---- child processes
+  // ---- members
 
   /** A member with a derived node name whose departure is compacted at once ({@code reclaimMs: 0}). */
-  private Member launch(int index, String clusterName, int[] hazelcastPorts) throws IOException {
-    return launch(index, clusterName, hazelcastPorts, new JsonObject().put("reclaimMs", 0));
-  }
-
-  /** A member on Hazelcast port {@code hazelcastPorts[index]} with {@code cluster} as its config's cluster object. */
-  private Member launch(int index, String clusterName, int[] hazelcastPorts, JsonObject cluster) throws IOException {
-    int proxyPort = freePort();
-    int adminPort = freePort();
-    int launch = members.size();
-    Path conf = Files.writeString(dir.resolve("config-" + launch + ".json"),
-        fairwayConfig(proxyPort, adminPort).put("cluster", cluster).encode());
-    Path clusterXml = Files.writeString(dir.resolve("cluster-" + launch + ".xml"),
-        clusterXml(clusterName, hazelcastPorts[index], hazelcastPorts));
-    Path log = dir.resolve("member-" + launch + ".log");
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx160m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-        "-cp", System.getProperty("java.class.path"), "dev.fairway.Main",
-        "-cluster", "-cluster-conf", clusterXml.toString(), "-conf", conf.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
-    pb.environment().remove("FAIRWAY_ADMIN_TOKEN");
-    pb.environment().remove(ClusterConfig.ENV);
-    Member m = new Member(index, pb.start(), proxyPort, adminPort, log);
-    members.add(m);
-    return m;
-  }
-
   private JsonObject fairwayConfig(int proxyPort, int adminPort) {
     JsonArray list = new JsonArray();
     for (int i = 0; i < BACKENDS; i++) {
@@ -331,6 +289,7 @@ class ClusterTest {
         .put("proxy", new JsonObject().put("host", "127.0.0.1").put("port", proxyPort).put("instances", 1)
             .put("drainGraceMs", 0).put("drainTimeoutMs", 1000))
         .put("admin", new JsonObject().put("host", "127.0.0.1").put("port", adminPort).put("token", TOKEN))
+        .put("cluster", new JsonObject().put("reclaimMs", 0))
         .put("services", new JsonArray().add(new JsonObject()
             .put("name", SERVICE)
             .put("strategy", "round-robin")
@@ -338,97 +297,6 @@ class ClusterTest {
             .put("healthCheck", new JsonObject().put("path", "/health").put("intervalMs", 300).put("timeoutMs", 250)
                 .put("healthyThreshold", 1).put("unhealthyThreshold", 2))
             .put("backends", list)));
-  }
-
-  /** Hazelcast on one fixed loopback port, the three ports as TCP members, fast join and merge. */
-  private static String clusterXml(String clusterName, int port, int[] all) {
-    String memberList = Arrays.stream(all).mapToObj(p -> "<member>127.0.0.1:" + p + "</member>")
-        .collect(Collectors.joining());
-    return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <hazelcast xmlns="http://www.hazelcast.com/schema/config">
-          <cluster-name>%s</cluster-name>
-          <properties>
-            <property name="hazelcast.logging.type">slf4j</property>
-            <property name="hazelcast.phone.home.enabled">false</property>
-            <property name="hazelcast.wait.seconds.before.join">0</property>
-            <property name="hazelcast.max.join.seconds">3</property>
-            <property name="hazelcast.merge.first.run.delay.seconds">5</property>
-            <property name="hazelcast.merge.next.run.delay.seconds">5</property>
-            <property name="hazelcast.heartbeat.interval.seconds">1</property>
-            <property name="hazelcast.max.no.heartbeat.seconds">10</property>
-            <property name="hazelcast.socket.bind.any">false</property>
-          </properties>
-          <network>
-            <port auto-increment="false">%d</port>
-            <interfaces enabled="true"><interface>127.0.0.1</interface></interfaces>
-            <join>
-              <auto-detection enabled="false"/>
-              <multicast enabled="false"/>
-              <tcp-ip enabled="true"><member-list>%s</member-list></tcp-ip>
-            </join>
-          </network>
-          <multimap name="__vertx.subs">
-            <backup-count>1</backup-count>
-            <value-collection-type>SET</value-collection-type>
-          </multimap>
-        </hazelcast>
-        """.formatted(clusterName, port, memberList);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private String logs() {
-    StringBuilder out = new StringBuilder();
-    for (Member m : members) {
-      out.append("---- member ").append(m.index()).append(" ").append(m.log().getFileName()).append(" (")
-          .append(m.process().isAlive() ? "running" : "exited " + m.process().exitValue()).append(")\n");
-      try {
-        List<String> lines = Files.readAllLines(m.log(), StandardCharsets.UTF_8);
-        lines.subList(Math.max(0, lines.size() - 60), lines.size()).forEach(l -> out.append(l).append('\n'));
-      } catch (IOException e) {
-        out.append(e).append('\n');
-      }
-    }
-    return out.toString();
-  }
-
-  // ---- HTTP
-
-  private void awaitServing(Member m, int seconds) throws Exception {
-    awaitTrue("member " + m.index() + " serving", seconds, () -> {
-      if (!m.process().isAlive()) {
-        throw new AssertionError("member " + m.index() + " exited with " + m.process().exitValue());
-      }
-      return serviceOrNull(m) != null;
-    });
-  }
-
-  private static void awaitTrue(String what, int seconds, Check check) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    Exception last = null;
-    while (System.nanoTime() < deadline) {
-      try {
-        if (check.ok()) {
-          return;
-        }
-      } catch (AssertionError e) {
-        throw e;
-      } catch (Exception e) {
-        last = e;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("not within " + seconds + " s: " + what + (last == null ? "" : " (last error: " + last + ")"));
-  }
-
-  @FunctionalInterface
-  private interface Check {
-    boolean ok() throws Exception;
   }
 
   /** The bodies (backend ids) of {@code n} sequential requests through a member's proxy, all 200. */
@@ -443,46 +311,15 @@ class ClusterTest {
   }
 
   private TestClient.Reply admin(Member m, HttpMethod method, String path, String body) throws Exception {
-    RequestOptions options = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(m.adminPort())
-        .setURI(path).putHeader("Authorization", "Bearer " + TOKEN);
-    return TestClient.onLoop(vertx, () -> client.request(options)
-            .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
-            .compose(resp -> resp.body().map(b -> new TestClient.Reply(resp.statusCode(), resp.headers(), b.toString()))))
-        .await(10, TimeUnit.SECONDS);
+    return cluster.admin(m, method, path, body);
   }
 
-  /** The service's JSON from a member's {@code GET /api/services}; IllegalStateException if it fails. */
   private JsonObject service(Member m) {
-    TestClient.Reply r;
-    try {
-      r = TestClient.get(vertx, client, m.adminPort(), "/api/services");
-    } catch (Exception e) {
-      throw new IllegalStateException("GET /api/services on member " + m.index() + " failed: " + e, e);
-    }
-    if (r.status() != 200) {
-      throw new IllegalStateException("GET /api/services on member " + m.index() + ": " + r.status() + " " + r.body());
-    }
-    JsonArray services = new JsonArray(r.body());
-    for (int i = 0; i < services.size(); i++) {
-      if (SERVICE.equals(services.getJsonObject(i).getString("name"))) {
-        return services.getJsonObject(i);
-      }
-    }
-    throw new IllegalStateException("no service " + SERVICE + " in " + r.body());
+    return cluster.service(m);
   }
 
-  /** The service's JSON, or null while the member does not answer yet. */
   private JsonObject serviceOrNull(Member m) {
-    try {
-      return service(m);
-    } catch (RuntimeException e) {
-      return null;
-    }
-  }
-
-  private static JsonObject backend(JsonObject service, String id) {
-    return service.getJsonArray("backends").stream().map(JsonObject.class::cast)
-        .filter(b -> id.equals(b.getString("id"))).findFirst().orElse(null);
+    return cluster.serviceOrNull(m);
   }
 
   private static Set<String> inSubset(JsonObject service) {
