@@ -3,6 +3,7 @@ package dev.fairway;
 import dev.fairway.cluster.ClientPosition;
 import dev.fairway.cluster.ClusterConfig;
 import dev.fairway.cluster.ClusterMembership;
+import dev.fairway.cluster.RuntimeState;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.SubsettingSettings;
@@ -95,6 +96,7 @@ public final class Main {
     Vertx vertx;
     FairwayConfig config = fileConfig;
     ClusterMembership membership = null;
+    RuntimeState runtimeState = null;
     if (cluster) {
       Path hazelcastXml = ClusterConfig.resolve(clusterConf, System.getenv());
       HazelcastClusterManager manager;
@@ -114,6 +116,7 @@ public final class Main {
         return;
       }
       membership = new ClusterMembership(vertx, manager);
+      runtimeState = new RuntimeState(vertx, manager.getHazelcastInstance());
       ClientPosition position = membership.current();
       log.info("joined the cluster as node {}: {} members, this proxy is {} (config's subsetting ignored)",
           membership.nodeId(), position.clientCount(), position);
@@ -123,16 +126,19 @@ public final class Main {
       vertx = builder.build();
     }
     ClusterMembership clusterMembership = membership;
+    RuntimeState clusterState = runtimeState;
     FairwayConfig running = config;
     Fairway.start(vertx, running, source, registry).onSuccess(fairway -> {
       if (clusterMembership != null) {
         clusterMembership.start();
+        clusterState.start();
       }
       long deadline = running.proxy().drainGraceMs() + running.proxy().drainTimeoutMs() + 5_000;
       Runnable drainAndExit = () -> {
         try {
           fairway.drain().await(deadline, TimeUnit.MILLISECONDS);
           if (clusterMembership != null) {
+            clusterState.stop();
             clusterMembership.stop();
           }
           vertx.close().await(10, TimeUnit.SECONDS);

@@ -1,0 +1,277 @@
+package dev.fairway.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairway.testing.TestClient;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * Real Fairway JVMs ({@code dev.fairway.Main -cluster}) forming one Hazelcast cluster on loopback,
+ * for the multi-JVM tests: launching members, reading their admin API and logs, bounded waits.
+ *
+ * <p>Example: {@code ClusterHarness h = new ClusterHarness(dir, vertx, client, 3, services);
+ * Member a = h.launch(0); h.awaitServing(a, 60); h.admin(a, HttpMethod.POST,
+ * "/api/backends/b1/lame-duck", null)}; {@link #close()} stops every member.
+ */
+final class ClusterHarness implements AutoCloseable {
+  static final String TOKEN = "cluster-test-token-0123456789";
+  static final String SERVICE = "api";
+
+  private final Path dir;
+  private final Vertx vertx;
+  private final HttpClient client;
+  private final JsonArray services;
+  private final String clusterName = "fairway-test-" + UUID.randomUUID();
+  private final int[] hazelcastPorts;
+  private final List<Member> members = new ArrayList<>();
+
+  /** One Fairway child process and its ports. */
+  record Member(int index, Process process, int proxyPort, int adminPort, Path log) {
+  }
+
+  /**
+   * @param size     how many members the cluster may have (each gets a fixed Hazelcast port)
+   * @param services the {@code services} array every member's config lists
+   */
+  ClusterHarness(Path dir, Vertx vertx, HttpClient client, int size, JsonArray services) throws IOException {
+    this.dir = dir;
+    this.vertx = vertx;
+    this.client = client;
+    this.services = services;
+    this.hazelcastPorts = new int[size];
+    for (int i = 0; i < size; i++) {
+      hazelcastPorts[i] = freePort();
+    }
+  }
+
+  /** The members launched so far, in launch order. */
+  List<Member> members() {
+    return members;
+  }
+
+  /** Starts member {@code index} (0-based, below the cluster's size) with its own ports and log. */
+  Member launch(int index) throws IOException {
+    int proxyPort = freePort();
+    int adminPort = freePort();
+    JsonObject config = new JsonObject()
+        .put("proxy", new JsonObject().put("host", "127.0.0.1").put("port", proxyPort).put("instances", 1)
+            .put("drainGraceMs", 0).put("drainTimeoutMs", 1000))
+        .put("admin", new JsonObject().put("host", "127.0.0.1").put("port", adminPort).put("token", TOKEN))
+        .put("services", services);
+    Path conf = Files.writeString(dir.resolve("config-" + index + ".json"), config.encode());
+    Path clusterXml = Files.writeString(dir.resolve("cluster-" + index + ".xml"),
+        clusterXml(clusterName, hazelcastPorts[index], hazelcastPorts));
+    Path log = dir.resolve("member-" + index + ".log");
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx160m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+        "-cp", System.getProperty("java.class.path"), "dev.fairway.Main",
+        "-cluster", "-cluster-conf", clusterXml.toString(), "-conf", conf.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    pb.environment().remove("FAIRWAY_ADMIN_TOKEN");
+    pb.environment().remove(ClusterConfig.ENV);
+    Member m = new Member(index, pb.start(), proxyPort, adminPort, log);
+    members.add(m);
+    return m;
+  }
+
+  /** Stops every member: SIGTERM, then SIGKILL after 10 s. */
+  @Override
+  public void close() throws InterruptedException {
+    for (Member m : members) {
+      m.process().destroy();
+    }
+    for (Member m : members) {
+      if (!m.process().waitFor(10, TimeUnit.SECONDS)) {
+        m.process().destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** Hazelcast on one fixed loopback port, the cluster's ports as TCP members, fast join and merge. */
+  private static String clusterXml(String clusterName, int port, int[] all) {
+    String memberList = Arrays.stream(all).mapToObj(p -> "<member>127.0.0.1:" + p + "</member>")
+        .collect(Collectors.joining());
+    return """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <hazelcast xmlns="http://www.hazelcast.com/schema/config">
+          <cluster-name>%s</cluster-name>
+          <properties>
+            <property name="hazelcast.logging.type">slf4j</property>
+            <property name="hazelcast.phone.home.enabled">false</property>
+            <property name="hazelcast.wait.seconds.before.join">0</property>
+            <property name="hazelcast.max.join.seconds">3</property>
+            <property name="hazelcast.merge.first.run.delay.seconds">5</property>
+            <property name="hazelcast.merge.next.run.delay.seconds">5</property>
+            <property name="hazelcast.heartbeat.interval.seconds">1</property>
+            <property name="hazelcast.max.no.heartbeat.seconds">10</property>
+            <property name="hazelcast.socket.bind.any">false</property>
+          </properties>
+          <network>
+            <port auto-increment="false">%d</port>
+            <interfaces enabled="true"><interface>127.0.0.1</interface></interfaces>
+            <join>
+              <auto-detection enabled="false"/>
+              <multicast enabled="false"/>
+              <tcp-ip enabled="true"><member-list>%s</member-list></tcp-ip>
+            </join>
+          </network>
+          <multimap name="__vertx.subs">
+            <backup-count>1</backup-count>
+            <value-collection-type>SET</value-collection-type>
+          </multimap>
+        </hazelcast>
+        """.formatted(clusterName, port, memberList);
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** The last 60 lines of each member's log, for a failure message. */
+  String logs() {
+    StringBuilder out = new StringBuilder();
+    for (Member m : members) {
+      out.append("---- member ").append(m.index()).append(" (")
+          .append(m.process().isAlive() ? "running" : "exited " + m.process().exitValue()).append(")\n");
+      try {
+        List<String> lines = Files.readAllLines(m.log(), StandardCharsets.UTF_8);
+        lines.subList(Math.max(0, lines.size() - 60), lines.size()).forEach(l -> out.append(l).append('\n'));
+      } catch (IOException e) {
+        out.append(e).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  /** The lines of a member's log so far. */
+  List<String> logLines(Member m) throws IOException {
+    return Files.readAllLines(m.log(), StandardCharsets.UTF_8);
+  }
+
+  // ---- waiting
+
+  void awaitServing(Member m, int seconds) throws Exception {
+    awaitTrue("member " + m.index() + " serving", seconds, () -> {
+      if (!m.process().isAlive()) {
+        throw new AssertionError("member " + m.index() + " exited with " + m.process().exitValue());
+      }
+      return serviceOrNull(m) != null;
+    });
+  }
+
+  /** Polls {@code check} every 100 ms until it holds; AssertionError after {@code seconds}. */
+  static void awaitTrue(String what, int seconds, Check check) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    Exception last = null;
+    while (System.nanoTime() < deadline) {
+      try {
+        if (check.ok()) {
+          return;
+        }
+      } catch (AssertionError e) {
+        throw e;
+      } catch (Exception e) {
+        last = e;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("not within " + seconds + " s: " + what + (last == null ? "" : " (last error: " + last + ")"));
+  }
+
+  @FunctionalInterface
+  interface Check {
+    boolean ok() throws Exception;
+  }
+
+  // ---- HTTP
+
+  /** The bodies (backend ids) of {@code n} sequential requests through a member's proxy, all 200. */
+  Set<String> bodies(Member m, int n) throws Exception {
+    Set<String> seen = new TreeSet<>();
+    for (int i = 0; i < n; i++) {
+      TestClient.Reply r = TestClient.get(vertx, client, m.proxyPort(), "/");
+      assertThat(r.status()).as("through member %d: %s", m.index(), r.body()).isEqualTo(200);
+      seen.add(r.body());
+    }
+    return seen;
+  }
+
+  TestClient.Reply admin(Member m, HttpMethod method, String path, String body) throws Exception {
+    RequestOptions options = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(m.adminPort())
+        .setURI(path).putHeader("Authorization", "Bearer " + TOKEN);
+    return TestClient.onLoop(vertx, () -> client.request(options)
+            .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
+            .compose(resp -> resp.body().map(b -> new TestClient.Reply(resp.statusCode(), resp.headers(), b.toString()))))
+        .await(10, TimeUnit.SECONDS);
+  }
+
+  /** A member's {@code GET /metrics} text. */
+  String metrics(Member m) throws Exception {
+    TestClient.Reply r = TestClient.get(vertx, client, m.adminPort(), "/metrics");
+    assertThat(r.status()).as("GET /metrics on member %d", m.index()).isEqualTo(200);
+    return r.body();
+  }
+
+  /** The service's JSON from a member's {@code GET /api/services}; IllegalStateException if it fails. */
+  JsonObject service(Member m) {
+    TestClient.Reply r;
+    try {
+      r = TestClient.get(vertx, client, m.adminPort(), "/api/services");
+    } catch (Exception e) {
+      throw new IllegalStateException("GET /api/services on member " + m.index() + " failed: " + e, e);
+    }
+    if (r.status() != 200) {
+      throw new IllegalStateException("GET /api/services on member " + m.index() + ": " + r.status() + " " + r.body());
+    }
+    JsonArray list = new JsonArray(r.body());
+    for (int i = 0; i < list.size(); i++) {
+      if (SERVICE.equals(list.getJsonObject(i).getString("name"))) {
+        return list.getJsonObject(i);
+      }
+    }
+    throw new IllegalStateException("no service " + SERVICE + " in " + r.body());
+  }
+
+  /** The service's JSON, or null while the member does not answer yet. */
+  JsonObject serviceOrNull(Member m) {
+    try {
+      return service(m);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  static JsonObject backend(JsonObject service, String id) {
+    return service.getJsonArray("backends").stream().map(JsonObject.class::cast)
+        .filter(b -> id.equals(b.getString("id"))).findFirst().orElse(null);
+  }
+
+  static Set<String> inSubset(JsonObject service) {
+    Predicate<JsonObject> in = b -> b.getBoolean("inSubset");
+    return service.getJsonArray("backends").stream().map(JsonObject.class::cast).filter(in)
+        .map(b -> b.getString("id")).collect(Collectors.toCollection(TreeSet::new));
+  }
+}
