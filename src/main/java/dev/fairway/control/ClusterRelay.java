@@ -11,8 +11,10 @@ import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -49,6 +51,8 @@ final class ClusterRelay {
   private final FairwayMetrics metrics;
   /** The stamp of the last change applied here, by key: an older one arriving later is skipped. */
   private final Map<String, Stamp> applied = new HashMap<>();
+  /** The other balancers that said hello, by origin. */
+  private final Set<String> peers = new HashSet<>();
 
   /**
    * @param origin         this balancer's name in stamps and the {@code origin} header
@@ -64,10 +68,27 @@ final class ClusterRelay {
     this.metrics = metrics;
   }
 
-  /** Listens for other members' commands and for replays; completes once registered cluster-wide. */
+  /**
+   * Listens for other members' commands and for replays; once registered cluster-wide, says hello
+   * to the other members (see {@link #onHello}).
+   */
   Future<Void> start() {
     vertx.eventBus().<JsonArray>localConsumer(Addresses.CLUSTER_REPLAY, m -> m.reply(replay(m.body())));
-    return vertx.eventBus().<JsonObject>consumer(Addresses.CLUSTER_COMMANDS, this::onMessage).completion();
+    return vertx.eventBus().<JsonObject>consumer(Addresses.CLUSTER_COMMANDS, this::onMessage).completion()
+        .onSuccess(v -> publish(new JsonObject().put("hello", true)));
+  }
+
+  /**
+   * A member said hello: the first time, answer with a hello of our own. The event bus opens its
+   * connection to a member and looks up where an address is registered on the first message sent
+   * there; without this the first real command to a new member paid for both (about 100 ms on
+   * loopback instead of a few). Each member answers each other member once, so a join costs
+   * about two messages per member.
+   */
+  private void onHello(String from) {
+    if (peers.add(from)) {
+      publish(new JsonObject().put("hello", true));
+    }
   }
 
   /**
@@ -101,27 +122,41 @@ final class ClusterRelay {
       return;
     }
     JsonObject body = m.body();
+    if (body.getBoolean("hello", false)) {
+      onHello(m.headers().get("origin"));
+      return;
+    }
     String lameDuck = body.getString("lameDuckHeader");
+    long sentAt = body.getLong("sentAt", 0L);
     if (lameDuck != null) {
       lameDuckHeader.accept(lameDuck);
-      LOG.info("cluster: another member saw Lame-Duck: true from {}", lameDuck);
+      LOG.info("cluster: another member saw Lame-Duck: true from {}{}", lameDuck, delay(sentAt));
     } else {
+      List<String> done = new ArrayList<>();
       for (RuntimeChange c : parse(body.getJsonArray("changes", new JsonArray()))) {
         if (!fresh(c)) {
           continue;
         }
         String outcome = execute(c);
         if (outcome == null) {
-          LOG.info("cluster: applied {} from another member", c.command().describe());
+          done.add(c.command().describe());
         } else {
           LOG.warn("cluster: {} from another member not applied here: {}", c.command().describe(), outcome);
         }
       }
+      String after = delay(sentAt);
+      done.forEach(d -> LOG.info("cluster: applied {} from another member{}", d, after));
     }
-    Long sentAt = body.getLong("sentAt");
-    if (sentAt != null) {
-      metrics.clusterCommandDelay(Math.max(0, nowMicros() - sentAt));
+  }
+
+  /** Records the delay since {@code sentAt} in the meter, and says it for the log line. */
+  private String delay(long sentAt) {
+    if (sentAt <= 0) {
+      return "";
     }
+    long micros = Math.max(0, nowMicros() - sentAt);
+    metrics.clusterCommandDelay(micros);
+    return String.format(java.util.Locale.ROOT, " (%.1f ms after it was sent)", micros / 1000.0);
   }
 
   /**
