@@ -104,7 +104,8 @@ class RuntimeReplayTest {
     awaitTrue("member 1 counted two cluster commands", 10, () -> delayCount(b) >= 2);
     Matcher max = DELAY_MAX.matcher(h.metrics(b));
     assertThat(max.find()).as("fairway_cluster_command_delay_seconds_max on member 1").isTrue();
-    LOG.info("cluster command delay on member 1: count {}, max {} s", delayCount(b), max.group(1));
+    LOG.info("cluster command delay on member 1: count {}, max {} s; {}", delayCount(b), max.group(1),
+        h.logLines(b).stream().filter(l -> l.contains("after it was sent")).toList());
 
     // The third member starts from the same config file and takes both changes from the cluster.
     Member c = h.launch(2);
