@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * <p>Example: {@code java -cp … dev.fairway.bench.ChurnReport --clients 300 --backends 300
  * --subset 10} prints, per algorithm ({@code book}: {@link Subsetter}, {@code rendezvous}:
  * {@link RendezvousSubsetter}), lines like
- * {@code rendezvous  +1 backend   changed 28  beyond unavoidable 18 (0.6 %)  spread 1}. A pair
+ * {@code rendezvous  +1 backend  changed 30  beyond unavoidable 20 (0.7 %)  spread 1}. A pair
  * that changed is a connection closed and another opened; the unavoidable ones are the pairs a
  * new backend must take or a removed backend or proxy had. Spread is the most minus the fewest
  * proxies on a backend.
