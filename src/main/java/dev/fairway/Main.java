@@ -6,6 +6,7 @@ import dev.fairway.cluster.ClientPosition;
 import dev.fairway.cluster.ClusterConfig;
 import dev.fairway.cluster.ClusterMembership;
 import dev.fairway.cluster.NodeName;
+import dev.fairway.cluster.RuntimeState;
 import dev.fairway.config.ConfigException;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.SubsettingSettings;
@@ -99,6 +100,7 @@ public final class Main {
     Vertx vertx;
     FairwayConfig config = fileConfig;
     ClusterMembership membership = null;
+    RuntimeState runtimeState = null;
     if (cluster) {
       Path hazelcastXml = ClusterConfig.resolve(clusterConf, System.getenv());
       HazelcastClusterManager manager;
@@ -121,6 +123,7 @@ public final class Main {
         return;
       }
       membership = new ClusterMembership(vertx, manager, nodeName, fileConfig.cluster().reclaimMs());
+      runtimeState = new RuntimeState(vertx, manager.getHazelcastInstance());
       ClientPosition position = membership.claim();
       SubsettingSettings fromFile = fileConfig.subsetting();
       log.info("joined the cluster as {} (node {}): this proxy is {}, subsets by {} (config's clientId and "
@@ -131,10 +134,12 @@ public final class Main {
       vertx = builder.build();
     }
     ClusterMembership clusterMembership = membership;
+    RuntimeState clusterState = runtimeState;
     FairwayConfig running = config;
     Fairway.start(vertx, running, source, registry).onSuccess(fairway -> {
       if (clusterMembership != null) {
         clusterMembership.start();
+        clusterState.start();
       }
       CapacityLeases leases = clusterMembership == null ? null
           : CapacityLeases.startFor(clusterMembership, running.cluster(), fairway.slotTable());
@@ -146,6 +151,7 @@ public final class Main {
             leases.stop();
           }
           if (clusterMembership != null) {
+            clusterState.stop();
             clusterMembership.stop();
           }
           vertx.close().await(10, TimeUnit.SECONDS);

@@ -20,8 +20,9 @@ public final class Addresses {
   /** Request: an admin command (JSON with {@code op}); reply with JSON or fail with a status. */
   public static final String COMMANDS = "fairway.commands";
   /**
-   * Cluster-wide publish: an admin command this member's balancer applied, for every other
-   * member's balancer (header {@code origin} names the sender, which skips its own).
+   * Cluster-wide publish: the runtime changes an admin command made on one member, or a
+   * {@code Lame-Duck: true} it saw, for every other member's balancer (header {@code origin}
+   * names the sender, which skips its own; {@code sentAt} in the body times the delivery).
    */
   public static final String CLUSTER_COMMANDS = "fairway.cluster.commands";
   /**
@@ -29,6 +30,13 @@ public final class Addresses {
    * nodeId, members, reason}}.
    */
   public static final String MEMBERSHIP = "fairway.membership";
+  /** Local send: a JSON array of runtime changes for the cluster recorder to keep. */
+  public static final String RUNTIME_RECORD = "fairway.cluster.record";
+  /**
+   * Local request: the JSON array of runtime changes recorded in the cluster, for the balancer to
+   * apply; it replies with the counts applied by kind.
+   */
+  public static final String CLUSTER_REPLAY = "fairway.cluster.replay";
   /** Request: reply with the JSON array of {@code GET /api/services}. */
   public static final String SERVICES = "fairway.services";
 

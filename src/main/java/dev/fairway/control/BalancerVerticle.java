@@ -21,6 +21,7 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
@@ -42,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * back in once a health check passes without the header.
  *
  * <p>In cluster mode an admin command that succeeds here is also published on
- * {@link Addresses#CLUSTER_COMMANDS}, and the commands other members publish there are applied
- * here too; the admin caller's answer (and its 404 or 400) is this member's. The client id and
+ * {@link Addresses#CLUSTER_COMMANDS} and recorded for members that join later, and the commands
+ * other members publish there are applied here too ({@link ClusterRelay}); the admin caller's
+ * answer (and its 404 or 400) is this member's. The client id and
  * count used for subsetting follow the cluster membership ({@link Addresses#MEMBERSHIP}).
  */
 public final class BalancerVerticle extends VerticleBase {
@@ -64,6 +66,8 @@ public final class BalancerVerticle extends VerticleBase {
   private long ejectionTimerAt;
   /** Names this balancer in the commands it relays, so that it skips its own. */
   private final String origin = UUID.randomUUID().toString();
+  /** Cluster mode's relay of commands, replays and lame ducks; null when not clustered. */
+  private ClusterRelay relay;
   private ConfigReloader reloader;
   private final Consumer<FairwayConfig> onNewConfig;
   private final UpstreamTlsContexts upstreamTls;
@@ -130,12 +134,19 @@ public final class BalancerVerticle extends VerticleBase {
       table.onObservations(m.body(), System.nanoTime());
       armEjectionTimer();
     });
-    bus.<String>localConsumer(Addresses.LAME_DUCK_SIGNAL, m -> table.onLameDuckHeader(m.body(), System.nanoTime()));
+    bus.<String>localConsumer(Addresses.LAME_DUCK_SIGNAL, m -> {
+      table.onLameDuckHeader(m.body(), System.nanoTime());
+      if (relay != null) {
+        relay.lameDuckSeen(m.body());
+      }
+    });
     bus.<JsonObject>localConsumer(Addresses.COMMANDS, this::onCommand);
     bus.<JsonObject>localConsumer(Addresses.MEMBERSHIP, m -> onMembership(m.body()));
     Future<Void> registered = Future.succeededFuture();
     if (vertx.isClustered()) {
-      registered = bus.<JsonObject>consumer(Addresses.CLUSTER_COMMANDS, this::onClusterCommand).completion();
+      relay = new ClusterRelay(vertx, origin, cmd -> execute(cmd).json(),
+          id -> table.onLameDuckHeader(id, System.nanoTime()), metrics);
+      registered = relay.start();
     }
     table.load(System.nanoTime());
     if (source != null && config.reload().scanPeriodMs() > 0) {
@@ -327,30 +338,8 @@ public final class BalancerVerticle extends VerticleBase {
       return;
     }
     m.reply(answer.json(), new DeliveryOptions().addHeader(Addresses.STATUS_HEADER, Integer.toString(answer.status())));
-    if (vertx.isClustered()) {
-      vertx.eventBus().publish(Addresses.CLUSTER_COMMANDS, cmd.toJson(), new DeliveryOptions().addHeader("origin", origin));
-    }
-  }
-
-  /** An admin command another member applied: apply it here too, and log the outcome. */
-  private void onClusterCommand(Message<JsonObject> m) {
-    if (origin.equals(m.headers().get("origin"))) {
-      return;
-    }
-    BalancerCommand cmd;
-    try {
-      cmd = BalancerCommand.fromJson(m.body());
-    } catch (IllegalArgumentException e) {
-      LOG.warn("cluster: command {} from another member not applied here: 400 {}", m.body().getValue("op"),
-          e.getMessage());
-      return;
-    }
-    try {
-      execute(cmd);
-      LOG.info("cluster: applied {} from another member", cmd.describe());
-    } catch (CommandRejected e) {
-      LOG.warn("cluster: {} from another member not applied here: {} {}", cmd.describe(), e.status(),
-          e.getMessage());
+    if (relay != null) {
+      relay.applied(cmd, answer.ids());
     }
   }
 
@@ -365,21 +354,21 @@ public final class BalancerVerticle extends VerticleBase {
     long now = System.nanoTime();
     if (cmd instanceof BalancerCommand.LameDuck c) {
       table.lameDuck(c.id(), c.on(), now);
-      return new Answer(TableJson.backend(table, c.id(), null, slots.view()), 200);
+      return new Answer(TableJson.backend(table, c.id(), null, slots.view()), 200, List.of());
     }
     if (cmd instanceof BalancerCommand.AddBackends c) {
       JsonArray out = new JsonArray();
       var view = slots.view();
       BackendsAdded added = table.addBackends(c.service(), JsonValues.toPlain(c.backends()), now);
       added.ids().forEach(id -> out.add(TableJson.backend(table, id, c.service(), view)));
-      return new Answer(out, added.created() ? 201 : 200);
+      return new Answer(out, added.created() ? 201 : 200, added.ids());
     }
     BalancerCommand.RemoveBackend c = (BalancerCommand.RemoveBackend) cmd;
     table.removeBackend(c.service(), c.id(), now);
-    return new Answer(TableJson.backend(table, c.id(), c.service(), slots.view()), 200);
+    return new Answer(TableJson.backend(table, c.id(), c.service(), slots.view()), 200, List.of());
   }
 
-  /** A command's answer to the admin caller: its JSON and HTTP status. */
-  private record Answer(Object json, int status) {
+  /** A command's answer to the admin caller: its JSON and HTTP status, and the ids an add-backends named. */
+  private record Answer(Object json, int status, List<String> ids) {
   }
 }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -30,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FairwayMetrics {
   private final MeterRegistry registry;
   private final SlotTable table;
+  private final Timer clusterDelay;
   private final Map<String, ServiceMeters> services = new ConcurrentHashMap<>();
   private final Map<String, List<Meter>> throttleGauges = new HashMap<>();
   private volatile ThrottleReadings throttleReadings;
@@ -45,6 +47,9 @@ public final class FairwayMetrics {
   public FairwayMetrics(MeterRegistry registry, SlotTable table) {
     this.registry = registry;
     this.table = table;
+    this.clusterDelay = Timer.builder("fairway_cluster_command_delay")
+        .description("From a cluster command's publication on another member to its application here")
+        .publishPercentiles(0.5, 0.99).register(registry);
   }
 
   /** Where the throttle gauges read from (the proxy's board of adaptive throttles). */
@@ -82,6 +87,15 @@ public final class FairwayMetrics {
 
   private Counter counter(String meter, String service, String description) {
     return Counter.builder(meter).description(description).tag("service", service).register(registry);
+  }
+
+  /**
+   * Records how long a cluster command took from the member that sent it to this member's
+   * balancer having applied it ({@code fairway_cluster_command_delay_seconds}, with its median
+   * and 99th percentile over the last minutes).
+   */
+  public void clusterCommandDelay(long micros) {
+    clusterDelay.record(micros, TimeUnit.MICROSECONDS);
   }
 
   /** Counts a backend's state change, labelled by the state it entered. */

@@ -1,5 +1,7 @@
 package dev.fairway.cluster;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.fairway.testing.TestClient;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -17,9 +19,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -247,5 +252,35 @@ final class ClusterHarness implements AutoCloseable {
   static JsonObject backend(JsonObject service, String id) {
     return service.getJsonArray("backends").stream().map(JsonObject.class::cast)
         .filter(b -> id.equals(b.getString("id"))).findFirst().orElse(null);
+  }
+
+  /** The ids of the backends {@code service} lists as in the member's subset. */
+  static Set<String> inSubset(JsonObject service) {
+    Predicate<JsonObject> in = b -> b.getBoolean("inSubset");
+    return service.getJsonArray("backends").stream().map(JsonObject.class::cast).filter(in)
+        .map(b -> b.getString("id")).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** The lines of a member's log so far. */
+  List<String> logLines(Member m) throws IOException {
+    return Files.readAllLines(m.log(), StandardCharsets.UTF_8);
+  }
+
+  /** The bodies (backend ids) of {@code n} sequential requests through a member's proxy, all 200. */
+  Set<String> bodies(Member m, int n) throws Exception {
+    Set<String> seen = new TreeSet<>();
+    for (int i = 0; i < n; i++) {
+      TestClient.Reply r = TestClient.get(vertx, client, m.proxyPort(), "/");
+      assertThat(r.status()).as("through member %d: %s", m.index(), r.body()).isEqualTo(200);
+      seen.add(r.body());
+    }
+    return seen;
+  }
+
+  /** A member's {@code GET /metrics} text. */
+  String metrics(Member m) throws Exception {
+    TestClient.Reply r = TestClient.get(vertx, client, m.adminPort(), "/metrics");
+    assertThat(r.status()).as("GET /metrics on member %d", m.index()).isEqualTo(200);
+    return r.body();
   }
 }

@@ -25,8 +25,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -299,15 +297,8 @@ class ClusterTest {
             .put("backends", list)));
   }
 
-  /** The bodies (backend ids) of {@code n} sequential requests through a member's proxy, all 200. */
   private Set<String> bodies(Member m, int n) throws Exception {
-    Set<String> seen = new TreeSet<>();
-    for (int i = 0; i < n; i++) {
-      TestClient.Reply r = TestClient.get(vertx, client, m.proxyPort(), "/");
-      assertThat(r.status()).as("through member %d: %s", m.index(), r.body()).isEqualTo(200);
-      seen.add(r.body());
-    }
-    return seen;
+    return cluster.bodies(m, n);
   }
 
   private TestClient.Reply admin(Member m, HttpMethod method, String path, String body) throws Exception {
@@ -323,8 +314,6 @@ class ClusterTest {
   }
 
   private static Set<String> inSubset(JsonObject service) {
-    Predicate<JsonObject> in = b -> b.getBoolean("inSubset");
-    return service.getJsonArray("backends").stream().map(JsonObject.class::cast).filter(in)
-        .map(b -> b.getString("id")).collect(Collectors.toCollection(TreeSet::new));
+    return ClusterHarness.inSubset(service);
   }
 }
