@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Runs on a thread of its own (never on an event loop); every round waits at most
  * {@link #timeoutMs} for Hazelcast. A member that joins or leaves starts a round at once, which
- * drops the leaver's holdings.
+ * drops the leaver's holdings, and so does a change of the backends this member uses (a new
+ * subset or replacement gets its share within one round trip, not at the next interval).
  */
 public final class CapacityLeases {
   private static final Logger LOG = LoggerFactory.getLogger(CapacityLeases.class);
@@ -48,7 +50,7 @@ public final class CapacityLeases {
   private final long timeoutMs;
   private final DemandWindow demand;
   private final Fallback fallback = new Fallback();
-  private ScheduledExecutorService thread;
+  private volatile ScheduledExecutorService thread;
   private UUID listenerId;
 
   /**
@@ -102,6 +104,7 @@ public final class CapacityLeases {
         renewSoon();
       }
     });
+    table.whenUseChanges(this::renewSoon);
     thread.scheduleWithFixedDelay(this::renewSafely, 0, intervalMs, TimeUnit.MILLISECONDS);
   }
 
@@ -121,9 +124,15 @@ public final class CapacityLeases {
     }
   }
 
-  private synchronized void renewSoon() {
-    if (thread != null) {
-      thread.execute(this::renewSafely);
+  /** Starts a round now; takes no lock, as the slot table calls it under its own. */
+  private void renewSoon() {
+    ScheduledExecutorService t = thread;
+    if (t != null) {
+      try {
+        t.execute(this::renewSafely);
+      } catch (RejectedExecutionException e) {
+        LOG.debug("no lease round: stopping");
+      }
     }
   }
 

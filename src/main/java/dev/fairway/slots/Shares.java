@@ -3,9 +3,11 @@ package dev.fairway.slots;
 import dev.fairway.balancer.Endpoint;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The shares of each backend's capacity that this process may use when the capacity is the
@@ -19,6 +21,26 @@ import java.util.Map;
  */
 final class Shares {
   private final Map<String, Integer> byId = new HashMap<>();
+  private Runnable onUseChanged = () -> { };
+  private Set<String> used = Set.of();
+
+  /** {@code r} is called (under the table's lock: it must only hand work off) when the backends in use change. */
+  void onUseChanged(Runnable r) {
+    onUseChanged = r;
+  }
+
+  /**
+   * Notes the backends some service uses after an apply; when they changed (a new subset, a
+   * replacement, a backend added), asks for a lease round at once rather than at the next interval.
+   */
+  void noteUse(Map<Endpoint, List<ServiceSlots>> servicesOf) {
+    Set<String> next = new HashSet<>();
+    servicesOf.keySet().forEach(e -> next.add(e.id()));
+    if (!next.equals(used)) {
+      used = next;
+      onUseChanged.run();
+    }
+  }
 
   /** Gives every endpoint its share (0 when none is known yet); after the balancer's apply. */
   void applyTo(Map<String, Endpoint> endpoints) {

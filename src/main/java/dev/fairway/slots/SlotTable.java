@@ -92,6 +92,9 @@ public final class SlotTable {
     services.clear();
     services.putAll(next);
     servicesOf = sharing;
+    if (shares != null) {
+      shares.noteUse(sharing);
+    }
     ramps.start(returning, sharing, nowNanos);
     ramps.retain(endpoints.values());
     Handoff.dispatch(new ArrayList<>(services.values()), nowNanos);
@@ -370,6 +373,15 @@ public final class SlotTable {
       shares = new Shares();
       shares.applyTo(endpoints);
     }
+  }
+
+  /**
+   * Calls {@code r} whenever the backends the services use change (a new subset, a replacement),
+   * so that their shares are renewed at once; it runs under the table's lock and must only hand
+   * the work off. Needs {@link #shareCapacity}.
+   */
+  public synchronized void whenUseChanges(Runnable r) {
+    shares.onUseChanged(r);
   }
 
   /**

@@ -55,6 +55,20 @@ class SharedCapacityTableTest {
   }
 
   @Test
+  void aChangeOfTheBackendsInUseAsksForALeaseRoundAtOnce() {
+    table.shareCapacity();
+    List<String> rounds = new ArrayList<>();
+    table.whenUseChanges(() -> rounds.add("round"));
+    oneBackend(20, SlowStart.OFF);
+    oneBackend(25, SlowStart.OFF); // same backend in use: the next interval's round will do
+    table.apply(List.of(new EndpointSpec("b1", "127.0.0.1", 1, 20, 1, true),
+            new EndpointSpec("b2", "127.0.0.1", 2, 20, 1, true)),
+        List.of(new ServiceSpec("s", StrategyName.ROUND_ROBIN, 100, 0, List.of("b1", "b2"), BalancingSettings.DEFAULTS,
+            OutlierSettings.DEFAULTS, SlowStart.OFF)), now);
+    assertThat(rounds).hasSize(2);
+  }
+
+  @Test
   void theBalancersNextApplyKeepsTheShare() {
     oneBackend(20, SlowStart.OFF);
     table.shareCapacity();
