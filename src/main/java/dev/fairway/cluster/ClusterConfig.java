@@ -2,6 +2,8 @@ package dev.fairway.cluster;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.FileSystemXmlConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.spi.merge.LatestUpdateMergePolicy;
 import java.io.FileNotFoundException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -49,12 +51,24 @@ public final class ClusterConfig {
     try {
       Config config = new FileSystemXmlConfig(path.toFile());
       config.setProperty("hazelcast.logging.type", System.getProperty("hazelcast.logging.type"));
-      return config;
+      return withRuntimeMerge(config);
     } catch (FileNotFoundException e) {
       throw new Invalid(path + ": file not found; expected a Hazelcast XML configuration");
     } catch (RuntimeException e) {
       throw new Invalid(path + ": not a valid Hazelcast configuration (" + oneLine(e) + ")");
     }
+  }
+
+  /**
+   * After a split, the two sides' records of the same backend merge by their last update, so the
+   * later runtime change wins on both sides (Hazelcast's default keeps the larger side's entry,
+   * however old). Set here, not in the XML, so that an operator's own file cannot lose it.
+   */
+  static Config withRuntimeMerge(Config config) {
+    MapConfig runtime = config.getMapConfig(RuntimeState.MAP);
+    runtime.setPerEntryStatsEnabled(true);
+    runtime.getMergePolicyConfig().setPolicy(LatestUpdateMergePolicy.class.getName());
+    return config;
   }
 
   private static String oneLine(Throwable e) {

@@ -1,5 +1,7 @@
 package dev.fairway.cluster;
 
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.map.IMap;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the cluster's runtime changes (admin commands applied on any member) in the Hazelcast map
  * {@value #MAP}, one entry per backend and kind, and replays them to this member's balancer when
- * it joins and after it re-merges from a split.
+ * it joins, after it re-merges from a split, and when another member joins (the larger side of
+ * a split learns the smaller side's later changes that way).
  *
  * <p>Example: {@code POST /api/backends/b3/lame-duck} on member A puts
  * {@code lame-duck/b3 -> {"key":…,"at":…,"origin":…,"command":{"op":"lame-duck","id":"b3","on":true}}};
@@ -40,6 +43,7 @@ public final class RuntimeState {
   private final HazelcastInstance hazelcast;
   private MessageConsumer<JsonArray> consumer;
   private UUID lifecycleListener;
+  private UUID membershipListener;
 
   public RuntimeState(Vertx vertx, HazelcastInstance hazelcast) {
     this.vertx = vertx;
@@ -55,6 +59,18 @@ public final class RuntimeState {
         replay();
       }
     });
+    // The larger side of a split gets no MERGED event: it replays when the others come back, so
+    // that a later change made on the smaller side (kept by the map's merge policy) applies here too.
+    membershipListener = hazelcast.getCluster().addMembershipListener(new MembershipListener() {
+      @Override
+      public void memberAdded(MembershipEvent event) {
+        replay();
+      }
+
+      @Override
+      public void memberRemoved(MembershipEvent event) {
+      }
+    });
     return replay();
   }
 
@@ -65,6 +81,9 @@ public final class RuntimeState {
     }
     if (lifecycleListener != null) {
       try {
+        if (membershipListener != null) {
+          hazelcast.getCluster().removeMembershipListener(membershipListener);
+        }
         hazelcast.getLifecycleService().removeLifecycleListener(lifecycleListener);
       } catch (RuntimeException e) {
         LOG.debug("lifecycle listener not removed: {}", e.toString());

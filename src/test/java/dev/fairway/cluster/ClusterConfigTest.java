@@ -37,6 +37,16 @@ class ClusterConfigTest {
   }
 
   @Test
+  void runtimeChangesMergeByTheirLastUpdateAfterASplit() throws Exception {
+    Config config = ClusterConfig.load(Path.of("conf", "cluster.xml"));
+
+    assertThat(config.getMapConfig(RuntimeState.MAP).getMergePolicyConfig().getPolicy())
+        .isEqualTo("com.hazelcast.spi.merge.LatestUpdateMergePolicy");
+    assertThat(config.getMapConfig(RuntimeState.MAP).isPerEntryStatsEnabled()).isTrue();
+    assertThat(config.getMapConfig("another").getMergePolicyConfig().getPolicy()).endsWith("PutIfAbsentMergePolicy");
+  }
+
+  @Test
   void missingFileIsOneLine() {
     Path absent = dir.resolve("absent.xml");
     assertThatThrownBy(() -> ClusterConfig.load(absent)).isInstanceOf(ClusterConfig.Invalid.class)
