@@ -51,35 +51,9 @@ BACKEND_PORT=$(sed -n 's/^backend port //p' "$WORK/load.out")
 [[ -n $BACKEND_PORT ]] || die "the load tool's backend did not start (see $WORK/load.log)"
 log "backend on $HOST:$BACKEND_PORT, capacity $CAPACITY; members: proxy ${PROXY[*]}, admin ${ADMIN[*]}"
 
-members_xml=""
-for p in "${HZ[@]}"; do members_xml+="<member>$HOST:$p</member>"; done
 start_member() {
   local i=$1
-  cat > "$WORK/cluster-$i.xml" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<hazelcast xmlns="http://www.hazelcast.com/schema/config">
-  <cluster-name>fairway-bench-$$</cluster-name>
-  <properties>
-    <property name="hazelcast.logging.type">slf4j</property>
-    <property name="hazelcast.phone.home.enabled">false</property>
-    <property name="hazelcast.wait.seconds.before.join">0</property>
-    <property name="hazelcast.max.join.seconds">3</property>
-    <property name="hazelcast.heartbeat.interval.seconds">1</property>
-    <property name="hazelcast.max.no.heartbeat.seconds">10</property>
-    <property name="hazelcast.socket.bind.any">false</property>
-  </properties>
-  <network>
-    <port auto-increment="false">${HZ[$i]}</port>
-    <interfaces enabled="true"><interface>$HOST</interface></interfaces>
-    <join>
-      <auto-detection enabled="false"/>
-      <multicast enabled="false"/>
-      <tcp-ip enabled="true"><member-list>$members_xml</member-list></tcp-ip>
-    </join>
-  </network>
-  <multimap name="__vertx.subs"><backup-count>1</backup-count><value-collection-type>SET</value-collection-type></multimap>
-</hazelcast>
-XML
+  hazelcast_xml ${HZ[$i]} "${HZ[@]}" > "$WORK/cluster-$i.xml"
   cat > "$WORK/config-$i.json" <<JSON
 { "proxy": { "host": "$HOST", "port": ${PROXY[$i]}, "instances": 1, "drainGraceMs": 0, "drainTimeoutMs": 1000 },
   "admin": { "host": "$HOST", "port": ${ADMIN[$i]}, "token": "$TOKEN" },

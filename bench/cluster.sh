@@ -62,8 +62,6 @@ java $QUIET -cp "$JAR:$CP" dev.fairway.bench.ChurnReport --clients 300 --backend
 # ---- propagation delay of admin commands
 for i in 1 2 3; do start_nginx "$i" $((BACKEND_PORT + i - 1)); done
 
-members_xml=""
-for i in 0 1 2; do members_xml+="<member>$HOST:$((HZ_PORT + i))</member>"; done
 backends_json=""
 for i in 1 2 3; do
   backends_json+="${backends_json:+,}{\"id\":\"b$i\",\"url\":\"http://$HOST:$((BACKEND_PORT + i - 1))\",\"capacity\":100}"
@@ -71,28 +69,7 @@ done
 MEMBER_PIDS=()
 start_member() {
   local i=$1
-  cat > "$WORK/cluster-$i.xml" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<hazelcast xmlns="http://www.hazelcast.com/schema/config">
-  <cluster-name>fairway-bench-$$</cluster-name>
-  <properties>
-    <property name="hazelcast.logging.type">slf4j</property>
-    <property name="hazelcast.phone.home.enabled">false</property>
-    <property name="hazelcast.wait.seconds.before.join">0</property>
-    <property name="hazelcast.max.join.seconds">3</property>
-    <property name="hazelcast.socket.bind.any">false</property>
-  </properties>
-  <network>
-    <port auto-increment="false">$((HZ_PORT + i))</port>
-    <interfaces enabled="true"><interface>$HOST</interface></interfaces>
-    <join>
-      <auto-detection enabled="false"/>
-      <multicast enabled="false"/>
-      <tcp-ip enabled="true"><member-list>$members_xml</member-list></tcp-ip>
-    </join>
-  </network>
-</hazelcast>
-XML
+  hazelcast_xml $((HZ_PORT + i)) $HZ_PORT $((HZ_PORT + 1)) $((HZ_PORT + 2)) > "$WORK/cluster-$i.xml"
   cat > "$WORK/config-$i.json" <<JSON
 { "proxy": { "host": "$HOST", "port": $((PROXY_PORT + i)), "instances": 1 },
   "admin": { "host": "$HOST", "port": $((ADMIN_PORT + i)), "token": "$TOKEN" },

@@ -262,3 +262,36 @@ test_classpath() {
   CP="$ROOT/target/test-classes:$(cat "$ROOT/target/test-classpath.txt")"
   QUIET=-Dlogback.configurationFile=$ROOT/bench/lib/logback-quiet.xml
 }
+
+# hazelcast_xml PORT MEMBER_PORT...: a Hazelcast config for one cluster member on $HOST:PORT that
+# joins the others over loopback TCP (no multicast), fast joins and a 10 s heartbeat timeout.
+hazelcast_xml() {
+  local port=$1 members="" p
+  shift
+  for p in "$@"; do members+="<member>$HOST:$p</member>"; done
+  cat <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<hazelcast xmlns="http://www.hazelcast.com/schema/config">
+  <cluster-name>fairway-bench-$$</cluster-name>
+  <properties>
+    <property name="hazelcast.logging.type">slf4j</property>
+    <property name="hazelcast.phone.home.enabled">false</property>
+    <property name="hazelcast.wait.seconds.before.join">0</property>
+    <property name="hazelcast.max.join.seconds">3</property>
+    <property name="hazelcast.heartbeat.interval.seconds">1</property>
+    <property name="hazelcast.max.no.heartbeat.seconds">10</property>
+    <property name="hazelcast.socket.bind.any">false</property>
+  </properties>
+  <network>
+    <port auto-increment="false">$port</port>
+    <interfaces enabled="true"><interface>$HOST</interface></interfaces>
+    <join>
+      <auto-detection enabled="false"/>
+      <multicast enabled="false"/>
+      <tcp-ip enabled="true"><member-list>$members</member-list></tcp-ip>
+    </join>
+  </network>
+  <multimap name="__vertx.subs"><backup-count>1</backup-count><value-collection-type>SET</value-collection-type></multimap>
+</hazelcast>
+XML
+}

@@ -1,5 +1,8 @@
 package dev.fairway.balancer;
 
+import static dev.fairway.bench.ChurnReport.changed;
+import static dev.fairway.bench.ChurnReport.load;
+import static dev.fairway.bench.ChurnReport.spread;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,9 +11,6 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -27,38 +27,6 @@ class RendezvousSubsetterTest {
 
   private static List<String> backends(int n) {
     return backends(n, "b%03d");
-  }
-
-  /** How many clients have each backend. */
-  private static Map<String, Integer> load(List<String> ids, List<List<String>> subsets) {
-    Map<String, Integer> load = new TreeMap<>();
-    ids.forEach(id -> load.put(id, 0));
-    subsets.forEach(s -> s.forEach(id -> load.merge(id, 1, Integer::sum)));
-    return load;
-  }
-
-  /** Most minus fewest clients on a backend. */
-  private static int spread(List<String> ids, List<List<String>> subsets) {
-    Map<String, Integer> load = load(ids, subsets);
-    return Collections.max(load.values()) - Collections.min(load.values());
-  }
-
-  /** "client|backend" pairs of {@code subsets}. */
-  private static Set<String> pairs(List<List<String>> subsets) {
-    Set<String> pairs = new HashSet<>();
-    for (int c = 0; c < subsets.size(); c++) {
-      for (String id : subsets.get(c)) {
-        pairs.add(c + "|" + id);
-      }
-    }
-    return pairs;
-  }
-
-  /** Pairs before that are gone after: each one a connection closed and another opened. */
-  private static int changed(List<List<String>> before, List<List<String>> after) {
-    Set<String> gone = pairs(before);
-    gone.removeAll(pairs(after));
-    return gone.size();
   }
 
   /** The book's {@link Subsetter} in the same shape. */

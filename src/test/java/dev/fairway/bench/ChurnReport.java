@@ -88,26 +88,28 @@ public final class ChurnReport {
   }
 
   /** How many clients have each backend. */
-  private static Map<String, Integer> load(List<String> ids, List<List<String>> subsets) {
+  public static Map<String, Integer> load(List<String> ids, List<List<String>> subsets) {
     Map<String, Integer> load = new TreeMap<>();
     ids.forEach(id -> load.put(id, 0));
     subsets.forEach(s -> s.forEach(id -> load.merge(id, 1, Integer::sum)));
     return load;
   }
 
-  private static int spread(List<String> ids, List<List<String>> subsets) {
+  /** Most minus fewest clients on a backend. */
+  public static int spread(List<String> ids, List<List<String>> subsets) {
     Map<String, Integer> load = load(ids, subsets);
     return Collections.max(load.values()) - Collections.min(load.values());
   }
 
-  /** Pairs before that are gone after. */
-  private static int changed(List<List<String>> before, List<List<String>> after) {
+  /** Pairs before that are gone after: each one a connection closed and another opened. */
+  public static int changed(List<List<String>> before, List<List<String>> after) {
     Set<String> gone = pairs(before);
     gone.removeAll(pairs(after));
     return gone.size();
   }
 
-  private static Set<String> pairs(List<List<String>> subsets) {
+  /** "client|backend" pairs of {@code subsets}. */
+  public static Set<String> pairs(List<List<String>> subsets) {
     Set<String> pairs = new HashSet<>();
     for (int c = 0; c < subsets.size(); c++) {
       for (String id : subsets.get(c)) {

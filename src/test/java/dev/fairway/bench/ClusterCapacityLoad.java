@@ -80,8 +80,12 @@ public final class ClusterCapacityLoad {
     System.exit(0);
   }
 
-  private static void loop(HttpClient load, int port, long until, Map<Integer, AtomicInteger> statuses,
-                           CountDownLatch done) {
+  /**
+   * One closed-loop client: GET / on {@code port} until {@code until} (nanoTime), counting each
+   * status ({@code -1} for a failed request) in {@code statuses}; counts {@code done} down at the end.
+   */
+  public static void loop(HttpClient load, int port, long until, Map<Integer, AtomicInteger> statuses,
+                          CountDownLatch done) {
     if (System.nanoTime() >= until) {
       done.countDown();
       return;

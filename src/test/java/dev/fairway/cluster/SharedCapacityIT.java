@@ -1,5 +1,6 @@
 package dev.fairway.cluster;
 
+import static dev.fairway.bench.ClusterCapacityLoad.loop;
 import static dev.fairway.cluster.ClusterHarness.awaitTrue;
 import static dev.fairway.cluster.ClusterHarness.backend;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -127,20 +128,6 @@ class SharedCapacityIT {
     assertThat(metrics).contains("fairway_backend_capacity_share{backend=\"b1\"} " + share + ".0");
   }
 
-  private static void loop(HttpClient load, int port, long until, Map<Integer, AtomicInteger> statuses,
-                           CountDownLatch done) {
-    if (System.nanoTime() >= until) {
-      done.countDown();
-      return;
-    }
-    load.request(HttpMethod.GET, port, "127.0.0.1", "/")
-        .compose(req -> req.send())
-        .compose(resp -> resp.body().map(b -> resp.statusCode()))
-        .onComplete(ar -> {
-          statuses.computeIfAbsent(ar.succeeded() ? ar.result() : -1, k -> new AtomicInteger()).incrementAndGet();
-          loop(load, port, until, statuses, done);
-        });
-  }
 
   /** Each member's share of b1, in member order (-1 while a member does not say). */
   private List<Integer> shares(List<Member> members) {
