@@ -45,14 +45,15 @@ public final class AccessLog {
    * @param waitNanos  time spent waiting for a slot
    * @param now        {@code System.nanoTime()} when the exchange ended
    * @param reason     why Fairway answered itself, or {@code null}
+   * @param requestId  the exchange's {@code X-Request-Id}, or {@code null}
    */
   public void log(String method, String uri, String version, String referer, String userAgent, String remote, String service,
            String backend, int status, long bytes, long startNanos, long slotNanos, long waitNanos, long now,
-           String reason) {
+           String reason, String requestId) {
     Instant arrived = Instant.ofEpochMilli(System.currentTimeMillis() - (now - startNanos) / 1_000_000);
     AccessRecord r = new AccessRecord(arrived, remote, method, uri, version, service, backend, status, bytes,
         (now - startNanos) / 1e6, slotNanos == 0 ? 0 : (now - slotNanos) / 1e6, waitNanos / 1e6, referer, userAgent,
-        reason);
+        reason, requestId);
     line.setLength(0);
     if (json) {
       r.appendJson(line, clock);

@@ -29,10 +29,11 @@ import java.time.Instant;
  * @param userAgent  the {@code User-Agent} header, or {@code -}
  * @param reason     why Fairway answered itself (its status's reason, with the cause of a failed
  *                   connection), or {@code null}: not written
+ * @param requestId  the exchange's {@code X-Request-Id} ({@code "requestId"}, {@code request_id=}), or {@code null}: not written
  */
 public record AccessRecord(Instant time, String client, String method, String path, String version, String service,
                            String backend, int status, long bytes, double totalMs, double upstreamMs,
-                           double slotWaitMs, String referer, String userAgent, String reason) {
+                           double slotWaitMs, String referer, String userAgent, String reason, String requestId) {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   /** A record of a request that Fairway did not answer itself: no {@code reason}. */
@@ -40,7 +41,15 @@ public record AccessRecord(Instant time, String client, String method, String pa
                       String backend, int status, long bytes, double totalMs, double upstreamMs, double slotWaitMs,
                       String referer, String userAgent) {
     this(time, client, method, path, version, service, backend, status, bytes, totalMs, upstreamMs, slotWaitMs,
-        referer, userAgent, null);
+        referer, userAgent, null, null);
+  }
+
+  /** A record without a request id. */
+  public AccessRecord(Instant time, String client, String method, String path, String version, String service,
+                      String backend, int status, long bytes, double totalMs, double upstreamMs, double slotWaitMs,
+                      String referer, String userAgent, String reason) {
+    this(time, client, method, path, version, service, backend, status, bytes, totalMs, upstreamMs, slotWaitMs,
+        referer, userAgent, reason, null);
   }
 
   /** One JSON object, strings escaped. */
@@ -77,6 +86,10 @@ public record AccessRecord(Instant time, String client, String method, String pa
     millis(out, upstreamMs);
     out.append(",\"slotWaitMs\":");
     millis(out, slotWaitMs);
+    if (requestId != null) {
+      out.append(",\"requestId\":");
+      quote(out, requestId);
+    }
     if (reason != null) {
       out.append(",\"reason\":");
       quote(out, reason);
@@ -102,6 +115,10 @@ public record AccessRecord(Instant time, String client, String method, String pa
     millis(out, upstreamMs);
     out.append(" wait_ms=");
     millis(out, slotWaitMs);
+    if (requestId != null) {
+      out.append(" request_id=");
+      clean(out, requestId);
+    }
     if (reason != null) {
       out.append(" reason=\"");
       clean(out, reason);

@@ -23,6 +23,14 @@ class AccessRecordTest {
   }
 
   @Test
+  void requestIdComesBeforeTheReason() {
+    AccessRecord rec = new AccessRecord(Instant.EPOCH, "c", "GET", "/", "HTTP/1.1", "s", "-", 404, 0, 1, 0, 0,
+        null, null, "no route", "req-7");
+    assertThat(rec.json()).endsWith(",\"slotWaitMs\":0.0,\"requestId\":\"req-7\",\"reason\":\"no route\"}");
+    assertThat(rec.combined()).endsWith(" wait_ms=0.0 request_id=req-7 reason=\"no route\"");
+  }
+
+  @Test
   void fairwaysOwnReasonEndsTheLine() {
     AccessRecord failed = new AccessRecord(Instant.EPOCH, "c", "GET", "/", "HTTP/1.1", "s", "b1", 502, 38, 1, 1, 0,
         null, null, "TLS handshake with the backend failed: \"PKIX\"\n");

@@ -110,7 +110,7 @@ class H2cTest extends VertxTestBase {
         .compose(resp -> resp.body().map(body -> resp.headers().names().stream().sorted().toList())))
         .await(10, TimeUnit.SECONDS);
 
-    assertThat(names).containsExactly("content-length", "via", "x-kept");
+    assertThat(names).containsExactly("content-length", "via", "x-kept", "x-request-id");
   }
 
   @Test

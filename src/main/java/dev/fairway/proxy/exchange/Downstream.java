@@ -75,12 +75,13 @@ public interface Downstream {
 
   /**
    * Answers with Fairway's own status for {@code f} (see {@code ClientConnection.respond}); a gRPC
-   * call ({@code grpc}) gets it as a trailers-only response ({@link Failure#grpcResponse}).
+   * call ({@code grpc}) gets it as a trailers-only response ({@link Failure#grpcResponse}); with
+   * {@code X-Request-Id: requestId} unless it is {@code null}.
    *
    * @return whether the connection closes after this answer
    */
   boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody,
-                  boolean grpc);
+                  boolean grpc, String requestId);
 
   /** Cuts the response so that it cannot look complete: a TCP reset, or an HTTP/2 {@code RST_STREAM}. */
   void reset();

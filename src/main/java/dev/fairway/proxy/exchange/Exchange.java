@@ -6,6 +6,7 @@ import dev.fairway.proxy.exchange.ExchangeRecord.Ending;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.route.Route;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
@@ -52,12 +53,16 @@ public final class Exchange extends SlotHolder {
   boolean forwardDeadlineMs;
   private boolean backendKeepAlive;
   boolean clientGone;
+  /** The exchange's {@code X-Request-Id} ({@link RequestId}): sent to the backend and the client, logged. */
+  final String requestId;
 
   /** @param authority the client's {@code Host} (or absolute-form authority), or {@code null} */
-  Exchange(ExchangeContext ctx, Downstream conn, ClientRequest request, Route route, String authority) {
+  Exchange(ExchangeContext ctx, Downstream conn, ClientRequest request, Route route, String authority, String requestId) {
     super(ctx, route, new ExchangeRecord(System.nanoTime()));
     this.conn = conn;
     this.request = request;
+    this.requestId = requestId;
+    request.forwardField(RequestId.HEADER, requestId);
     this.requestRelay = new RequestRelay(this, request.endsWithHead());
     this.responseRelay = new ResponseRelay(this,
         request.version() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1, request.keepAlive(),
@@ -334,7 +339,7 @@ public final class Exchange extends SlotHolder {
     record.reason = grpc ? f.reason(record.connectFailure) + " (grpc-status " + f.grpcStatus() + ")"
         : f.reason(record.connectFailure);
     boolean close = conn.respond(responseRelay.clientVersion(), responseRelay.clientKeepAlive(), f, route.waitTimeoutMs(criticality()),
-        request.hasBody() && !requestRelay.ended(), grpc);
+        request.hasBody() && !requestRelay.ended(), grpc, requestId);
     record.bytesOut = grpc ? 0 : f.reason().length() + 1;
     finish(record.status, System.nanoTime());
     conn.exchangeDone(this, close);
@@ -358,7 +363,7 @@ public final class Exchange extends SlotHolder {
       guard.answered(criticality(), now, RetryRules.accepted(finalStatus, record.grpcStatus));
       guard = null;
     }
-    if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint())) {
+    if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint(), requestId)) {
       conn.releaseBodyFault(requestRelay);
       request.release();
     }

@@ -127,7 +127,7 @@ final class ExchangeRecord {
    * @return false if it was over already
    */
   boolean finish(ExchangeContext ctx, int finalStatus, long now, ClientRequest req, Downstream conn, String service,
-                 Endpoint e) {
+                 Endpoint e, String requestId) {
     if (logged) {
       return false;
     }
@@ -146,7 +146,7 @@ final class ExchangeRecord {
       String version = conn.multiplexed() ? "HTTP/2.0" : req.version() == HttpVersion.HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
       log.log(req.method().name(), req.uri(), version, agent ? req.field("referer") : null,
           agent ? req.field("user-agent") : null, conn.remote(), service, e == null ? "-" : e.id(), finalStatus,
-          bytesOut, startNanos, e == null ? 0 : slotNanos, waitNanos, now, reason);
+          bytesOut, startNanos, e == null ? 0 : slotNanos, waitNanos, now, reason, requestId);
     }
     return true;
   }

@@ -3,6 +3,7 @@ package dev.fairway.proxy.exchange;
 import dev.fairway.config.EdgeLimits;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
 import java.util.Locale;
@@ -44,8 +45,9 @@ public final class Gateway {
    * Fairway answered it itself (no service matches, a field name with an underscore).
    */
   public Exchange open(Downstream conn, ClientRequest req) {
+    String requestId = RequestId.resolve(req.field(RequestId.HEADER));
     if (ctx.limits().underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && req.hasUnderscoreName()) {
-      conn.respond(req.version(), req.keepAlive(), Failure.UNDERSCORE_HEADER, 0, req.hasBody(), req.grpc());
+      conn.respond(req.version(), req.keepAlive(), Failure.UNDERSCORE_HEADER, 0, req.hasBody(), req.grpc(), requestId);
       return null;
     }
     String uri = req.uri();
@@ -61,10 +63,10 @@ public final class Gateway {
     }
     Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart));
     if (route == null) {
-      conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc());
+      conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc(), requestId);
       return null;
     }
-    return new Exchange(ctx, conn, req, route, authority);
+    return new Exchange(ctx, conn, req, route, authority, requestId);
   }
 
   /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */

@@ -7,6 +7,7 @@ import dev.fairway.proxy.wire.ForwardingRules;
 import dev.fairway.proxy.wire.Headers;
 import dev.fairway.proxy.wire.RawBody;
 import dev.fairway.proxy.wire.RawResponse;
+import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.proxy.wire.Rejection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -99,6 +100,7 @@ final class ResponseRelay {
     }
     closeClient = !clientKeepAlive || x.draining();
     boolean bodyless = r.bodyLength() == 0;
+    r.requestId(x.requestId);
     Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     x.responseBegins(r.status(), r.retryAfter(), r.loadReport(), r.lameDuck(), r.keepAlive());
     grpcStatus(r.grpcStatus());
@@ -160,6 +162,7 @@ final class ResponseRelay {
     grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
+    h.set(RequestId.HEADER, x.requestId);
     HttpVersion version = clientVersion;
     r.setProtocolVersion(version);
     closeClient = !clientKeepAlive || x.draining();

@@ -138,7 +138,7 @@ public final class H2Stream implements Downstream {
   private void onRequest(Http2Headers h) {
     Failure bad = StreamHeads.check(h, gateway.limits().maxRequestLineBytes(), gateway.limits().maxHeaderCount());
     if (bad != null) {
-      respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)));
+      respond(HttpVersion.HTTP_1_1, true, bad, 0, !requestEnded, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)), null);
       return;
     }
     Exchange e;
@@ -149,7 +149,7 @@ public final class H2Stream implements Downstream {
       try {
         req = HttpConversionUtil.toHttpRequest(stream.id(), h, false);
       } catch (Http2Exception | RuntimeException ex) {
-        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)));
+        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)), null);
         return;
       }
       HttpHeaders fields = req.headers();
@@ -344,9 +344,10 @@ public final class H2Stream implements Downstream {
    */
   @Override
   public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody,
-                         boolean grpc) {
+                         boolean grpc, String requestId) {
     touch();
-    ChannelFuture sent = send(grpc ? f.grpcResponse(HttpVersion.HTTP_1_1, waitTimeoutMs) : f.response(HttpVersion.HTTP_1_1, waitTimeoutMs));
+    ChannelFuture sent = send(grpc ? f.grpcResponse(HttpVersion.HTTP_1_1, waitTimeoutMs, requestId)
+        : f.response(HttpVersion.HTTP_1_1, waitTimeoutMs, requestId));
     if (unreadBody && sent != null) {
       ChannelHandlerContext ctx = h2.ctx();
       sent.addListener(done -> {

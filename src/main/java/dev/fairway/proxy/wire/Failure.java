@@ -156,6 +156,11 @@ public enum Failure {
    * (the wait timeout in whole seconds, at least 1) when the failure asks the client to retry.
    */
   public FullHttpResponse response(HttpVersion version, long waitTimeoutMs) {
+    return response(version, waitTimeoutMs, null);
+  }
+
+  /** {@link #response(HttpVersion, long)} with {@code X-Request-Id: requestId} ({@code null}: none). */
+  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs, String requestId) {
     byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
     FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(status),
         Unpooled.wrappedBuffer(body));
@@ -164,7 +169,7 @@ public enum Failure {
     if (retryAfter) {
       resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds(waitTimeoutMs)));
     }
-    return resp;
+    return withId(resp, requestId);
   }
 
   /**
@@ -179,6 +184,11 @@ public enum Failure {
    * {@code grpc-retry-pushback-ms: 1000}.
    */
   public FullHttpResponse grpcResponse(HttpVersion version, long waitTimeoutMs) {
+    return grpcResponse(version, waitTimeoutMs, null);
+  }
+
+  /** {@link #grpcResponse(HttpVersion, long)} with {@code x-request-id: requestId} metadata ({@code null}: none). */
+  public FullHttpResponse grpcResponse(HttpVersion version, long waitTimeoutMs, String requestId) {
     FullHttpResponse resp = new DefaultFullHttpResponse(version, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER);
     resp.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/grpc")
         .setInt("grpc-status", grpcStatus)
@@ -187,6 +197,13 @@ public enum Failure {
     if (retryAfter) {
       long seconds = retryAfterSeconds(waitTimeoutMs);
       resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(seconds)).set(GRPC_PUSHBACK, Long.toString(seconds * 1000));
+    }
+    return withId(resp, requestId);
+  }
+
+  private static FullHttpResponse withId(FullHttpResponse resp, String requestId) {
+    if (requestId != null) {
+      resp.headers().set(RequestId.HEADER, requestId);
     }
     return resp;
   }
@@ -201,8 +218,8 @@ public enum Failure {
    * HTTP/1.x connection: with {@code Connection: close} when it closes after the answer,
    * {@code Connection: keep-alive} for an HTTP/1.0 one kept open.
    */
-  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs, boolean close, boolean grpc) {
-    FullHttpResponse resp = grpc ? grpcResponse(version, waitTimeoutMs) : response(version, waitTimeoutMs);
+  public FullHttpResponse response(HttpVersion version, long waitTimeoutMs, boolean close, boolean grpc, String requestId) {
+    FullHttpResponse resp = grpc ? grpcResponse(version, waitTimeoutMs, requestId) : response(version, waitTimeoutMs, requestId);
     if (close) {
       resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (version == HttpVersion.HTTP_1_0) {

@@ -51,6 +51,7 @@ public final class RawResponse {
   /** The {@code Connection} field's values, comma-joined, and the {@code Via} values (known after {@link #scan}). */
   private String connection;
   private String priorVia;
+  private String requestId;
   /** Where the status line ends, once {@link #scan} has read the fields; -1 before. */
   private int statusLineEnd = -1;
 
@@ -103,6 +104,16 @@ public final class RawResponse {
     return grpcStatus;
   }
 
+  /** The client's head carries {@code X-Request-Id: id} in place of the backend's ({@code null}: the backend's, if any). */
+  public void requestId(String id) {
+    requestId = id;
+  }
+
+  /** Whether the field at {@code h[s, s + n)} is the backend's {@code X-Request-Id}, replaced by {@link #requestId}. */
+  private boolean replacedId(byte[] h, int s, int n) {
+    return requestId != null && n == 12 && HeadBytes.nameIs(h, s, RequestId.HEADER);
+  }
+
   /**
    * Reads the fields Fairway acts on and writes the client's head.
    *
@@ -118,7 +129,7 @@ public final class RawResponse {
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
-      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP) {
+      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP && !replacedId(h, s, colon - s)) {
         out.writeBytes(h, s, e + 2 - s);
       }
       s = e + 2;
@@ -128,6 +139,9 @@ public final class RawResponse {
     } else {
       out.writeCharSequence("Via: " + ForwardingRules.via(priorVia, ForwardingRules.VIA_TOKEN) + "\r\n",
           StandardCharsets.ISO_8859_1);
+    }
+    if (requestId != null) {
+      out.writeCharSequence("X-Request-Id: " + requestId + "\r\n", StandardCharsets.ISO_8859_1);
     }
     if (closeClient) {
       out.writeBytes(CLOSE_LINE);
@@ -153,7 +167,7 @@ public final class RawResponse {
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
-      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP) {
+      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP && !replacedId(h, s, colon - s)) {
         int v = colon + 1;
         while (v < e && (h[v] == ' ' || h[v] == '\t')) {
           v++;
@@ -167,6 +181,9 @@ public final class RawResponse {
       s = e + 2;
     }
     out.add(VIA_NAME, priorVia == null ? VIA_VALUE : new AsciiString(ForwardingRules.via(priorVia, ForwardingRules.VIA_TOKEN)));
+    if (requestId != null) {
+      out.add(RequestId.HEADER, requestId);
+    }
     return out;
   }
 

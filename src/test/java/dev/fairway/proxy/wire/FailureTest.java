@@ -59,6 +59,16 @@ class FailureTest {
         "grpc-retry-pushback-ms=1000");
     assertThat(Failure.RESPONSE_TIMEOUT.grpcResponse(HttpVersion.HTTP_1_1, 300).headers().names())
         .containsExactly("content-type", "grpc-status", "grpc-message", "content-length");
-    assertThat(Failure.NO_ROUTE.response(HttpVersion.HTTP_1_1, 0, true, true).headers().get("connection")).isEqualTo("close");
+    assertThat(Failure.NO_ROUTE.response(HttpVersion.HTTP_1_1, 0, true, true, null).headers().get("connection")).isEqualTo("close");
+  }
+
+  @Test
+  void carriesTheRequestIdOnPlainAndGrpcAnswers() {
+    assertThat(Failure.NO_ROUTE.response(HttpVersion.HTTP_1_1, 0, false, false, "r-1").headers().get("x-request-id"))
+        .isEqualTo("r-1");
+    assertThat(Failure.NO_ROUTE.response(HttpVersion.HTTP_1_1, 0, false, true, "r-2").headers().get("x-request-id"))
+        .isEqualTo("r-2");
+    assertThat(Failure.NO_ROUTE.response(HttpVersion.HTTP_1_1, 0, false, false, null).headers().contains("x-request-id"))
+        .isFalse();
   }
 }
