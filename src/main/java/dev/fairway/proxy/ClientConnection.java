@@ -246,8 +246,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       if (closing || req.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg); // the guard's stand-in is a FullHttpRequest with an empty buffer
         if (!closing) {
-          respond(HttpVersion.HTTP_1_1, false, Failure.of(req.decoderResult().cause()), 0, true, DecodedRequest.grpc(req.headers()),
-              null);
+          respond(HttpVersion.HTTP_1_1, false, Failure.of(req.decoderResult().cause()), 0, true, DecodedRequest.grpc(req.headers()), null);
         }
         return;
       }
@@ -372,8 +371,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
    * @return whether the connection closes after this answer
    */
   @Override
-  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody, boolean grpc,
-                         String requestId) {
+  public boolean respond(HttpVersion version, boolean keepAlive, Failure f, long waitTimeoutMs, boolean unreadBody, boolean grpc, String requestId) {
     boolean close = f.closeConnection() || unreadBody || !keepAlive || gateway.draining();
     FullHttpResponse resp = f.response(version, waitTimeoutMs, close, grpc, requestId);
     idle.touch();
