@@ -32,18 +32,21 @@ import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * Command line: {@code java -jar fairway.jar [-conf PATH] [-cluster [-cluster-conf PATH]]}.
+ * Command line: {@code java -jar fairway.jar [--check | --version] [-conf PATH] [-cluster [-cluster-conf PATH]]}.
  *
  * <p>Example: {@code java -jar target/fairway.jar -conf conf/config.json} starts the proxy; an
  * invalid file prints one line per problem and exits with status 2. With {@code -cluster} it first
  * joins a Vert.x cluster (Hazelcast, {@code conf/cluster.xml} unless {@code -cluster-conf} or
  * {@code FAIRWAY_CLUSTER_CONF} names another file) and takes its subsetting client id and count
  * from the cluster, claimed by its node name ({@code cluster.nodeName}), instead of the config file.
+ * {@code --check} validates the file as start-up does and exits 0 or 2 without starting Vert.x or opening a
+ * port; {@code --version} prints {@code fairway VERSION}.
  */
 public final class Main {
   /** Exit status for a bad command line or an invalid configuration file. */
   public static final int EXIT_CONFIG = 2;
-  private static final String USAGE = "usage: java -jar fairway.jar [-conf PATH] [-cluster [-cluster-conf PATH]]";
+  private static final String USAGE =
+      "usage: java -jar fairway.jar [--check | --version] [-conf PATH] [-cluster [-cluster-conf PATH]]";
   private static final long CLUSTER_JOIN_TIMEOUT_S = 120;
   /** The JDK's TLS accepts a client's TLS 1.2 renegotiation (a CPU-cost lever); BoringSSL refuses it. */
   private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
@@ -57,6 +60,7 @@ public final class Main {
     }
     Path confPath = Path.of("conf", "config.json");
     boolean cluster = false;
+    boolean check = false;
     Path clusterConf = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -67,6 +71,11 @@ public final class Main {
           confPath = Path.of(args[++i]);
         }
         case "-cluster", "--cluster" -> cluster = true;
+        case "-check", "--check" -> check = true;
+        case "-version", "--version" -> {
+          System.out.println("fairway " + Version.current());
+          return;
+        }
         case "-cluster-conf", "--cluster-conf" -> {
           if (i + 1 >= args.length) {
             usage("-cluster-conf needs a path");
@@ -85,6 +94,10 @@ public final class Main {
     }
     FairwayConfig fileConfig = load(confPath);
     checkTlsProvider();
+    if (check) {
+      System.out.println(ConfigCheck.summary(confPath, fileConfig));
+      return;
+    }
     BalancerVerticle.ConfigSource source = new BalancerVerticle.ConfigSource(confPath, hashOf(confPath));
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -233,4 +233,22 @@ class EdgeLimitsTest {
     assertThat(lastHeaders.get().get("X-Forwarded-Host")).isEqualTo("shop.example");
     assertThat(lastHeaders.get().get("Via")).isEqualTo("1.1 lb, 1.1 fairway");
   }
+
+  @Test
+  void forwardedIsReplacedByThisHopsElementWithoutTrustedHops() throws Exception {
+    Fairway f = start(config());
+    RawHttp.exchange(f.proxyPort(), "GET / HTTP/1.1\r\nHost: shop.example:8080\r\n"
+        + "Forwarded: for=6.6.6.6;proto=https\r\n\r\n");
+    assertThat(lastHeaders.get().getAll("Forwarded"))
+        .containsExactly("for=127.0.0.1;proto=http;host=\"shop.example:8080\"");
+  }
+
+  @Test
+  void trustedHopsKeepTheLastForwardedElements() throws Exception {
+    Fairway f = start(config().proxy("trustedHops", 1));
+    RawHttp.exchange(f.proxyPort(), "GET / HTTP/1.1\r\nHost: a\r\nForwarded: for=6.6.6.6\r\n"
+        + "Forwarded: for=\"[2001:db8::1]\";proto=https\r\n\r\n");
+    assertThat(lastHeaders.get().getAll("Forwarded"))
+        .containsExactly("for=\"[2001:db8::1]\";proto=https, for=127.0.0.1;proto=http;host=a");
+  }
 }

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * comes in (a decoded header map, a head's bytes, HTTP/2 fields): which fields are dropped
  * (hop-by-hop ones, RFC 9110 §7.6.1, those named in {@code Connection}, names with an underscore,
  * the backend signals Fairway consumes), which earlier forwarding values are read, and what
- * {@code X-Forwarded-*} and {@code Via} become.
+ * {@code X-Forwarded-*}, {@code Forwarded} ({@link ForwardedElement}) and {@code Via} become.
  *
  * <p>Example: with {@code trustedHops} 1, a request with {@code X-Forwarded-For: 6.6.6.6, 10.0.0.1}
  * from 127.0.0.1 gets {@code xForwardedFor("6.6.6.6, 10.0.0.1", "127.0.0.1", 1)} =
@@ -43,7 +43,7 @@ public final class ForwardingRules {
     "trailer", "connection", "keep-alive", "proxy-connection", "upgrade", "expect", "authorization",
     "proxy-authorization", "proxy-authenticate", "www-authenticate", "cookie", "set-cookie", "range",
     "max-forwards", "cache-control", "age", "expires", "date", "location", "retry-after", "vary", "pragma",
-    "via", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", LAME_DUCK, LOAD_METRICS, LOAD_METRICS_BIN
+    "via", "forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", LAME_DUCK, LOAD_METRICS, LOAD_METRICS_BIN
   };
   private static final AsciiString TRAILERS = AsciiString.cached("trailers");
 
@@ -60,7 +60,9 @@ public final class ForwardingRules {
     /** Left out; its value is an earlier hop's {@code X-Forwarded-Host}. */
     PRIOR_HOST,
     /** Left out; its value is an earlier hop's {@code Via} list. */
-    PRIOR_VIA
+    PRIOR_VIA,
+    /** Left out; its value is an earlier hop's {@code Forwarded} list (RFC 7239). */
+    PRIOR_FORWARDED
   }
 
   private ForwardingRules() {
@@ -78,6 +80,9 @@ public final class ForwardingRules {
     }
     if (n == 3 && HeadBytes.nameIs(h, s, "via")) {
       return Rule.PRIOR_VIA;
+    }
+    if (n == 9 && HeadBytes.nameIs(h, s, "forwarded")) {
+      return Rule.PRIOR_FORWARDED;
     }
     if (n < 12 || !HeadBytes.nameIs(h, s, "x-forwarded-")) {
       return Rule.KEEP;

@@ -23,6 +23,7 @@ public final class Headers {
   private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("X-Forwarded-Proto");
   private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("X-Forwarded-Host");
   private static final AsciiString VIA = AsciiString.cached("Via");
+  private static final AsciiString FORWARDED = AsciiString.cached("Forwarded");
   private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
 
   private Headers() {
@@ -42,6 +43,7 @@ public final class Headers {
     String priorHost = null;
     String priorFor = null;
     String priorVia = null;
+    String priorForwarded = null;
     List<CharSequence> drop = null;
     for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
@@ -54,6 +56,7 @@ public final class Headers {
         case PRIOR_PROTO -> priorProto = e.getValue().toString();
         case PRIOR_HOST -> priorHost = e.getValue().toString();
         case PRIOR_VIA -> priorVia = ForwardingRules.append(priorVia, e.getValue().toString());
+        case PRIOR_FORWARDED -> priorForwarded = ForwardingRules.append(priorForwarded, e.getValue().toString());
         case DROP -> { }
       }
       drop = drop(drop, e.getKey());
@@ -65,6 +68,7 @@ public final class Headers {
     if (host != null) {
       h.set(X_FORWARDED_HOST, host);
     }
+    h.set(FORWARDED, ForwardedElement.forwarded(priorForwarded, client, tls, authority, trustedHops));
     h.set(VIA, priorVia == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(priorVia, via));
   }
 

@@ -242,7 +242,8 @@ public final class RawRequest implements ClientRequest {
 
   /**
    * Makes the backend's head by the {@link ForwardingRules}: HTTP/1.1, the fields the rules keep,
-   * then {@code X-Forwarded-For}, {@code -Proto}, {@code -Host}, {@code Via} and {@code Host}.
+   * then {@code X-Forwarded-For}, {@code -Proto}, {@code -Host}, {@code Forwarded}, {@code Via}
+   * and {@code Host}.
    */
   @Override
   public void toBackend(String client, boolean tls, String authority, int trustedHops, String fallbackHost, String via,
@@ -256,6 +257,7 @@ public final class RawRequest implements ClientRequest {
     String priorHost = null;
     String priorFor = null;
     String priorVia = null;
+    String priorForwarded = null;
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
@@ -269,6 +271,7 @@ public final class RawRequest implements ClientRequest {
         case PRIOR_PROTO -> priorProto = value(h, colon + 1, e);
         case PRIOR_HOST -> priorHost = value(h, colon + 1, e);
         case PRIOR_VIA -> priorVia = ForwardingRules.append(priorVia, value(h, colon + 1, e));
+        case PRIOR_FORWARDED -> priorForwarded = ForwardingRules.append(priorForwarded, value(h, colon + 1, e));
         case DROP -> { }
       }
       s = e + 2;
@@ -279,6 +282,7 @@ public final class RawRequest implements ClientRequest {
     if (forwardedHost != null) {
       field(out, "X-Forwarded-Host", forwardedHost);
     }
+    field(out, "Forwarded", ForwardedElement.forwarded(priorForwarded, client, tls, authority, trustedHops));
     field(out, "Via", ForwardingRules.via(priorVia, via));
     for (int i = 0; i < replaced.size(); i++) {
       if (replaced.value(i) != null) {

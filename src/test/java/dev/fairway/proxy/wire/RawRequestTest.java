@@ -53,8 +53,8 @@ class RawRequestTest {
   void writesTheBackendsHeadAsTheHeaderMapEditDoes() {
     RawRequest r = request("GET /a HTTP/1.1\r\nHost: shop\r\nConnection: keep-alive\r\nAccept: */*\r\n\r\n");
     assertThat(toBackend(r, "shop", EdgeLimits.DEFAULTS)).isEqualTo("GET /a HTTP/1.1\r\nAccept: */*\r\n"
-        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\n"
-        + "Host: shop\r\n\r\n");
+        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: shop\r\n"
+        + "Forwarded: for=10.0.0.7;proto=http;host=shop\r\nVia: 1.1 fairway\r\nHost: shop\r\n\r\n");
   }
 
   @Test
@@ -68,7 +68,8 @@ class RawRequestTest {
     r.forwardField("accept", null);
     assertThat(toBackend(r, "shop", EdgeLimits.DEFAULTS)).isEqualTo("GET /a HTTP/1.1\r\nContent-Type: application/grpc+proto\r\n"
         + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\n"
-        + "X-Forwarded-Host: shop\r\nVia: 1.1 fairway\r\ngrpc-timeout: 4690123u\r\nx-fairway-attempt: 2\r\n"
+        + "X-Forwarded-Host: shop\r\nForwarded: for=10.0.0.7;proto=http;host=shop\r\n"
+        + "Via: 1.1 fairway\r\ngrpc-timeout: 4690123u\r\nx-fairway-attempt: 2\r\n"
         + "Host: shop\r\n\r\n");
     RawRequest plain = request("GET /a HTTP/1.1\r\nHost: shop\r\nContent-Type: application/grpc-web\r\n\r\n");
     assertThat(plain.grpc()).isFalse();
@@ -87,7 +88,8 @@ class RawRequestTest {
     FullHttpRequest sent = stream.readOutbound();
     assertThat(whole).isTrue();
     assertThat(sent.method() + " " + sent.uri() + " " + sent.headers().entries()).isEqualTo("GET /a [Accept=*/*, "
-        + "X-Forwarded-For=10.0.0.7, X-Forwarded-Proto=http, X-Forwarded-Host=shop, Via=2 fairway, Host=shop, "
+        + "X-Forwarded-For=10.0.0.7, X-Forwarded-Proto=http, X-Forwarded-Host=shop, "
+        + "Forwarded=for=10.0.0.7;proto=http;host=shop, Via=2 fairway, Host=shop, "
         + "te=trailers]");
     r.release();
   }
@@ -98,7 +100,8 @@ class RawRequestTest {
         + "X-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Port: 1\r\nVia: 1.0 edge\r\nX-Kept: k\r\n\r\n");
     assertThat(r.hasUnderscoreName()).isTrue();
     assertThat(toBackend(r, null, EdgeLimits.DEFAULTS)).isEqualTo("GET / HTTP/1.1\r\nX-Kept: k\r\n"
-        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\nVia: 1.0 edge, 1.1 fairway\r\n"
+        + "X-Forwarded-For: 10.0.0.7\r\nX-Forwarded-Proto: http\r\n"
+        + "Forwarded: for=10.0.0.7;proto=http\r\nVia: 1.0 edge, 1.1 fairway\r\n"
         + "Host: 127.0.0.1:9001\r\n\r\n");
   }
 
@@ -109,7 +112,7 @@ class RawRequestTest {
     assertThat(r.hasUnderscoreName()).isFalse();
     assertThat(toBackend(r, "a", ONE_TRUSTED_HOP)).isEqualTo("GET / HTTP/1.1\r\n"
         + "X-Forwarded-For: 192.0.2.1, 10.0.0.7\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: example.org\r\n"
-        + "Via: 1.1 fairway\r\nHost: a\r\n\r\n");
+        + "Forwarded: for=10.0.0.7;proto=http;host=a\r\nVia: 1.1 fairway\r\nHost: a\r\n\r\n");
   }
 
   @Test
