@@ -59,7 +59,7 @@ public final class Gateway {
         pathStart = slash < 0 ? uri.length() : slash;
       }
     }
-    Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart));
+    Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req::field);
     if (route == null) {
       conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc());
       return null;
