@@ -282,8 +282,9 @@ public final class ConfigParser {
     }
     List<String> methods = MatchConditions.methods(n);
     List<HeaderCondition> headers = MatchConditions.headers(n);
+    String rewrite = MatchConditions.rewritePrefix(n);
     n.rejectUnknownKeys();
-    return new MatchRule(host, prefix, methods, headers);
+    return new MatchRule(host, prefix, methods, headers, rewrite);
   }
 
   private static Timeouts timeouts(Node n) {

@@ -39,6 +39,24 @@ final class MatchConditions {
     return out;
   }
 
+  /**
+   * What replaces the path prefix in the backend's target: {@code ""} for {@code stripPrefix},
+   * {@code rewritePrefix}'s value, or {@code null} (neither; both are a problem).
+   */
+  static String rewritePrefix(Node match) {
+    boolean strip = match.bool("stripPrefix", false);
+    String rewrite = match.string("rewritePrefix", null);
+    if (rewrite != null && !rewrite.startsWith("/")) {
+      match.problem("rewritePrefix", rewrite, "a path starting with /");
+      return null;
+    }
+    if (strip && rewrite != null) {
+      match.problemAt(match.path(), "has both stripPrefix and rewritePrefix; expected at most one");
+      return null;
+    }
+    return strip ? "" : rewrite;
+  }
+
   /** The conditions of {@code headers}; empty when absent. */
   static List<HeaderCondition> headers(Node match) {
     List<HeaderCondition> out = new ArrayList<>();

@@ -15,8 +15,11 @@ import java.util.function.Function;
  * @param pathPrefix path prefix starting with {@code /}
  * @param methods    upper-case methods it takes; empty: any
  * @param headers    conditions that must all hold; empty: none
+ * @param rewritePrefix what replaces {@code pathPrefix} in the target sent to the backend
+ *                      ({@code ""} with {@code stripPrefix}); {@code null}: the target as sent
  */
-public record MatchRule(String host, String pathPrefix, List<String> methods, List<HeaderCondition> headers) {
+public record MatchRule(String host, String pathPrefix, List<String> methods, List<HeaderCondition> headers,
+                        String rewritePrefix) {
   /** The host that matches every request. */
   public static final String ANY_HOST = "*";
 
@@ -27,7 +30,12 @@ public record MatchRule(String host, String pathPrefix, List<String> methods, Li
 
   /** A rule on host and path only. */
   public MatchRule(String host, String pathPrefix) {
-    this(host, pathPrefix, List.of(), List.of());
+    this(host, pathPrefix, List.of(), List.of(), null);
+  }
+
+  /** A rule that forwards the target as sent. */
+  public MatchRule(String host, String pathPrefix, List<String> methods, List<HeaderCondition> headers) {
+    this(host, pathPrefix, methods, headers, null);
   }
 
   /** Whether this rule matches a request host (already lower-cased, port stripped) and path. */

@@ -6,6 +6,7 @@ import dev.fairway.control.JsonValues;
 import io.vertx.core.json.Json;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +46,16 @@ class MatchConditionsTest {
     MatchRule r = match("\"pathPrefix\": \"/\"");
     assertThat(r).isEqualTo(new MatchRule("*", "/"));
     assertThat(r.matches("h", "/x", "DELETE", name -> null)).isTrue();
+  }
+
+  @Test
+  void stripPrefixAndRewritePrefixGiveTheReplacement() throws Exception {
+    assertThat(Stream.of(match("\"stripPrefix\": true"), match("\"rewritePrefix\": \"/v2\""), match("\"stripPrefix\": false"))
+        .map(MatchRule::rewritePrefix)).containsExactly("", "/v2", null);
+    assertThat(problems("\"stripPrefix\": true, \"rewritePrefix\": \"/v2\"")).containsExactly(
+        "services[0].match: has both stripPrefix and rewritePrefix; expected at most one");
+    assertThat(problems("\"rewritePrefix\": \"v2\"")).containsExactly(
+        M + "rewritePrefix: \"v2\" is invalid; expected a path starting with /");
   }
 
   @Test

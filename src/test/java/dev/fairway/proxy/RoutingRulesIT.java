@@ -28,7 +28,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Method and header rules with real backends and a real Fairway: three services on {@code /api}
  * (any method; {@code POST} and {@code PUT}; {@code X-Canary: yes} from a {@code curl/...} agent)
  * and one on {@code /}; each request, bodiless or with a body, reaches the backend its rules and
- * the documented order pick.
+ * the documented order pick; {@code stripPrefix} and {@code rewritePrefix} change the target the
+ * backend reads.
  */
 @ExtendWith(VertxExtension.class)
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -67,6 +68,31 @@ class RoutingRulesIT {
     assertThat(String.join(" ", answers))
         .as("POST with the canary fields: api-canary's two header conditions beat api-writes' one method list")
         .isEqualTo("plain writes writes canary plain plain canary root");
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void stripPrefixAndRewritePrefixChangeTheBackendsTarget(Vertx vertx) throws Exception {
+    TestBackend echo = TestBackend.start(vertx, req -> req.body().onSuccess(b -> req.response().end(req.uri())));
+    TestConfig config = TestConfig.service("root", backend("r", echo.port(), 10))
+        .addService("strip", "/shop", backend("s", echo.port(), 10));
+    config.lastService().getJsonObject("match").put("stripPrefix", true);
+    config.addService("moved", "/old/", backend("m", echo.port(), 10));
+    config.lastService().getJsonObject("match").put("rewritePrefix", "/new/");
+    Fairway fairway = TestFairway.start(vertx, config.build());
+    HttpClient client = vertx.createHttpClient();
+    MultiMap none = MultiMap.caseInsensitiveMultiMap();
+
+    List<String> targets = new ArrayList<>();
+    targets.add(send(client, fairway, HttpMethod.GET, "/shop/cart?id=7", none, null));
+    targets.add(send(client, fairway, HttpMethod.POST, "/shop/cart", none, "body"));
+    targets.add(send(client, fairway, HttpMethod.GET, "/shop", none, null));
+    targets.add(send(client, fairway, HttpMethod.GET, "/old/a/b", none, null));
+    targets.add(send(client, fairway, HttpMethod.PUT, "/old/a?x=1", none, "body"));
+    targets.add(send(client, fairway, HttpMethod.GET, "/shopping", none, null));
+    targets.add(send(client, fairway, HttpMethod.GET, "/other/x", none, null));
+
+    assertThat(String.join(" ", targets)).isEqualTo("/cart?id=7 /cart / /new/a/b /new/a?x=1 /ping /other/x");
     TestFairway.assertIdleSoon(fairway);
   }
 

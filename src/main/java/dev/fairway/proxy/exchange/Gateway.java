@@ -5,6 +5,7 @@ import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
+import dev.fairway.route.TargetRewrite;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -63,6 +64,10 @@ public final class Gateway {
     if (route == null) {
       conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc());
       return null;
+    }
+    String rewrite = route.match().rewritePrefix();
+    if (rewrite != null) {
+      req.forwardTarget(TargetRewrite.apply(uri, pathStart, route.match().pathPrefix(), rewrite));
     }
     return new Exchange(ctx, conn, req, route, authority);
   }
