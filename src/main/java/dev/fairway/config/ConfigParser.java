@@ -280,8 +280,11 @@ public final class ConfigParser {
     if (host.isBlank() || host.contains("/") || host.contains(" ")) {
       n.problem("host", host, "a host name or *");
     }
+    List<String> methods = MatchConditions.methods(n);
+    List<HeaderCondition> headers = MatchConditions.headers(n);
+    String rewrite = MatchConditions.rewritePrefix(n);
     n.rejectUnknownKeys();
-    return new MatchRule(host, prefix);
+    return new MatchRule(host, prefix, methods, headers, rewrite);
   }
 
   private static Timeouts timeouts(Node n) {

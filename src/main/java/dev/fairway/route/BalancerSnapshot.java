@@ -3,21 +3,25 @@ package dev.fairway.route;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The immutable view every proxy verticle routes with, published by the balancer on each change.
  *
  * <p>Example: routes {@code /} and {@code /api} (any host): {@code route("x", "/api/v1")} is the
  * {@code /api} route, {@code route("x", "/")} the other; an exact host beats {@code *} at the
- * same prefix length.
+ * same prefix length, and at the same host and prefix a rule with more conditions (methods,
+ * headers) is tried before one with fewer; ties keep the file order.
  *
  * @param version increases with every published snapshot
- * @param routes  routes in match order (longest prefix first, exact host before {@code *})
+ * @param routes  routes in match order (longest prefix first, exact host before {@code *}, more
+ *                conditions first, then file order)
  */
 public record BalancerSnapshot(long version, List<Route> routes) {
   private static final Comparator<Route> MATCH_ORDER = Comparator
       .comparingInt((Route r) -> -r.match().pathPrefix().length())
-      .thenComparing(r -> "*".equals(r.match().host()));
+      .thenComparing(r -> "*".equals(r.match().host()))
+      .thenComparingInt(r -> -r.match().conditions());
 
   /** An empty snapshot: every request is unrouted. */
   public static final BalancerSnapshot EMPTY = new BalancerSnapshot(0, List.of());
@@ -34,8 +38,19 @@ public record BalancerSnapshot(long version, List<Route> routes) {
    * @return the first matching route, or {@code null}
    */
   public Route route(String host, String path) {
+    return route(host, path, "GET", name -> null);
+  }
+
+  /**
+   * @param host   lower-case request host without port
+   * @param path   request path
+   * @param method request method, such as {@code POST}
+   * @param fields a request's first value of a lower-case field name, or {@code null}
+   * @return the first route whose rule matches, or {@code null}
+   */
+  public Route route(String host, String path, String method, Function<String, String> fields) {
     for (Route r : routes) {
-      if (r.match().matches(host, path)) {
+      if (r.match().matches(host, path, method, fields)) {
         return r;
       }
     }

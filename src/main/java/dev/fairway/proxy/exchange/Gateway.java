@@ -6,6 +6,7 @@ import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
+import dev.fairway.route.TargetRewrite;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -61,10 +62,14 @@ public final class Gateway {
         pathStart = slash < 0 ? uri.length() : slash;
       }
     }
-    Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart));
+    Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req::field);
     if (route == null) {
       conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc(), requestId);
       return null;
+    }
+    String rewrite = route.match().rewritePrefix();
+    if (rewrite != null) {
+      req.forwardTarget(TargetRewrite.apply(uri, pathStart, route.match().pathPrefix(), rewrite));
     }
     return new Exchange(ctx, conn, req, route, authority, requestId);
   }

@@ -47,6 +47,9 @@ public interface ClientRequest {
    */
   void forwardField(String lowerName, String value);
 
+  /** The backend's request line carries {@code target} instead of the client's ({@link #uri} stays the client's). */
+  void forwardTarget(String target);
+
   /** Whether a body follows the head (RFC 9112 §6.3: only a framing field says so). */
   boolean hasBody();
 

@@ -31,6 +31,8 @@ public final class DecodedRequest implements ClientRequest {
   private final HttpVersion version;
   private final boolean keepAlive;
   private final boolean expectContinue;
+  /** The client's request target, kept when {@link #forwardTarget} changes the backend's. */
+  private final String uri;
   private boolean prepared;
   /** The client's {@code te} listed {@code trailers} (read before the rules drop {@code te}). */
   private boolean teTrailers;
@@ -42,6 +44,7 @@ public final class DecodedRequest implements ClientRequest {
     this.version = req.protocolVersion();
     this.keepAlive = HttpUtil.isKeepAlive(req);
     this.expectContinue = HttpUtil.is100ContinueExpected(req);
+    this.uri = req.uri();
   }
 
   /** Whether a request with these fields is a gRPC call ({@link ClientRequest#grpc}). */
@@ -80,7 +83,12 @@ public final class DecodedRequest implements ClientRequest {
 
   @Override
   public String uri() {
-    return req.uri();
+    return uri;
+  }
+
+  @Override
+  public void forwardTarget(String target) {
+    req.setUri(target);
   }
 
   @Override

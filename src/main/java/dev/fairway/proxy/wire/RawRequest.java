@@ -57,6 +57,8 @@ public final class RawRequest implements ClientRequest {
   private final ForwardedFields replaced = new ForwardedFields();
   /** The backend's head, once made: kept for a retry, released when the exchange is over. */
   private ByteBuf backendHead;
+  /** The target the backend gets ({@link #forwardTarget}); {@code null}: the client's. */
+  private String backendTarget;
 
   /** @param head a valid request head (checked by {@link HeadCheck}), not shared with anyone */
   RawRequest(byte[] head) {
@@ -252,7 +254,12 @@ public final class RawRequest implements ClientRequest {
     byte[] h = head;
     int textEnd = h.length - 2;
     ByteBuf out = alloc.ioBuffer(h.length + 128);
-    out.writeBytes(h, 0, uriEnd).writeBytes(HTTP_11_LINE_END);
+    if (backendTarget == null) {
+      out.writeBytes(h, 0, uriEnd);
+    } else {
+      out.writeBytes(h, 0, methodEnd + 1).writeCharSequence(backendTarget, StandardCharsets.ISO_8859_1);
+    }
+    out.writeBytes(HTTP_11_LINE_END);
     String priorProto = null;
     String priorHost = null;
     String priorFor = null;
@@ -313,8 +320,8 @@ public final class RawRequest implements ClientRequest {
   public boolean writeToStream(Channel stream) {
     byte[] h = ByteBufUtil.getBytes(backendHead);
     AsciiString text = new AsciiString(h, false);
-    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER,
-        false);
+    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method,
+        backendTarget == null ? uri : backendTarget, Unpooled.EMPTY_BUFFER, false);
     int s = indexOf(h, (byte) '\n', 0, h.length) + 1;
     for (int e; (e = indexOf(h, (byte) '\r', s, h.length)) > s; s = e + 2) {
       int colon = indexOf(h, (byte) ':', s, e);
@@ -348,6 +355,11 @@ public final class RawRequest implements ClientRequest {
   @Override
   public void forwardField(String lowerName, String value) {
     replaced.put(lowerName, value);
+  }
+
+  @Override
+  public void forwardTarget(String target) {
+    backendTarget = target;
   }
 
   @Override
