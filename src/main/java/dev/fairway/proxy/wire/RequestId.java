@@ -28,15 +28,7 @@ public final class RequestId {
 
   /** Whether {@code id} is kept as it is. */
   public static boolean valid(String id) {
-    if (id == null || id.isEmpty() || id.length() > MAX_LENGTH) {
-      return false;
-    }
-    for (int i = 0; i < id.length(); i++) {
-      if (!tchar(id.charAt(i))) {
-        return false;
-      }
-    }
-    return true;
+    return id != null && id.length() <= MAX_LENGTH && HeadCheck.isToken(id);
   }
 
   /** 32 lower-case hex digits: 128 random bits. */
@@ -52,10 +44,5 @@ public final class RequestId {
     for (int i = 15; i >= 0; i--, v >>>= 4) {
       out[at + i] = HEX[(int) (v & 0xF)];
     }
-  }
-
-  private static boolean tchar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-        || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
   }
 }
