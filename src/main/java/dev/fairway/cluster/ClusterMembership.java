@@ -98,11 +98,6 @@ public final class ClusterMembership {
     return manager.getNodeId();
   }
 
-  /** This member's stable name. */
-  public String nodeName() {
-    return nodeName;
-  }
-
   /** The Hazelcast instance the cluster runs on (for cluster-wide maps). */
   public HazelcastInstance hazelcast() {
     return manager.getHazelcastInstance();
