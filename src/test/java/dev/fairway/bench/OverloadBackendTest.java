@@ -2,8 +2,8 @@ package dev.fairway.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairway.testing.FreePorts;
 import dev.fairway.testing.VertxTestBase;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,10 +44,7 @@ class OverloadBackendTest extends VertxTestBase {
 
   @Test
   void whileFailingItAcceptsTheGivenShareEvenlySpreadAndCountsPerSecond() throws Exception {
-    int free;
-    try (ServerSocket s = new ServerSocket(0)) {
-      free = s.getLocalPort();
-    }
+    int free = FreePorts.one();
     int port = OverloadBackend.start(vertx, flags("--ports " + free + " --work-ms 1 --capacity 2 --fail-ports " + free
         + " --fail-from-s 0 --fail-until-s 60 --fail-accept-percent 25")).get(0);
     StringBuilder statuses = new StringBuilder();

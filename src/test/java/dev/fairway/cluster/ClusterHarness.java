@@ -2,6 +2,7 @@ package dev.fairway.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairway.testing.FreePorts;
 import dev.fairway.testing.TestClient;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -12,7 +13,6 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,9 +158,7 @@ final class ClusterHarness implements AutoCloseable {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return FreePorts.one();
   }
 
   /** The last 60 lines of every member's log, for failure messages. */

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.fairway.Fairway;
 import dev.fairway.grpc.GrpcTimeout;
 import dev.fairway.testing.Await;
+import dev.fairway.testing.FreePorts;
 import dev.fairway.testing.GrpcBackend;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
@@ -33,7 +34,6 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -132,10 +132,7 @@ class GrpcErrorsIT extends VertxTestBase {
 
   @Test
   void noBackendAliveIsUnavailableNotAnHttpError() throws Exception {
-    int dead;
-    try (ServerSocket s = new ServerSocket(0)) {
-      dead = s.getLocalPort();
-    }
+    int dead = FreePorts.one();
     Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", dead, 2)).build()).await(10, TimeUnit.SECONDS);
 
     StatusRuntimeException e = call(stub(fw));

@@ -11,7 +11,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -388,21 +387,9 @@ public final class RollingRestartDrill implements AutoCloseable {
     return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
   }
 
-  /** Free loopback ports (free when asked; the caller binds them soon after). */
+  /** Free loopback ports (free when asked; the caller binds them soon after): {@link FreePorts#take}. */
   public static List<Integer> freePorts(int n) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0);
-        s.setReuseAddress(true);
-        sockets.add(s);
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } finally {
-      for (ServerSocket s : sockets) {
-        s.close();
-      }
-    }
+    return FreePorts.take(n);
   }
 
   /** Prints a report of {@code r}: summary, slowest requests, traffic per phase, timeline. */
