@@ -252,7 +252,8 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, HeaderRules.NONE,
+        List.of(), DnsDiscovery.NONE);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {

@@ -26,15 +26,32 @@ import java.util.List;
  * @param tls                   how to speak TLS to its {@code https://} backends
  * @param grpc                  how its backends' gRPC answers are judged
  * @param overload              default criticality, retries and adaptive throttling
+ * @param headers               header changes in each direction ({@code requestHeaders}, {@code responseHeaders})
+ * @param split                 when not empty, the services this one hands its requests to, by weight;
+ *                              such a service has no backends of its own
+ * @param discovery             where backends come from besides {@code backends}
  */
 public record ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize,
                             SlotSettings slots, Timeouts timeouts, HealthCheckSettings healthCheck,
                             BalancingSettings balancing, List<BackendConfig> backends,
                             OutlierSettings outlierDetection, long slowStartMs, int slowStartInitialPercent,
                             int panicThresholdPercent, UpstreamTls tls, GrpcSettings grpc,
-                            ServiceOverload overload) {
+                            ServiceOverload overload, HeaderRules headers, List<SplitTarget> split,
+                            DnsDiscovery discovery) {
   public ServiceConfig {
     backends = List.copyOf(backends);
+    split = List.copyOf(split);
+  }
+
+  /** A service without header rules, split or discovery. */
+  public ServiceConfig(String name, MatchRule match, StrategyName strategy, int subsetSize, SlotSettings slots,
+                       Timeouts timeouts, HealthCheckSettings healthCheck, BalancingSettings balancing,
+                       List<BackendConfig> backends, OutlierSettings outlierDetection, long slowStartMs,
+                       int slowStartInitialPercent, int panicThresholdPercent, UpstreamTls tls, GrpcSettings grpc,
+                       ServiceOverload overload) {
+    this(name, match, strategy, subsetSize, slots, timeouts, healthCheck, balancing, backends, outlierDetection,
+        slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, HeaderRules.NONE, List.of(),
+        DnsDiscovery.NONE);
   }
 
   /** A service with the default overload policy ({@link ServiceOverload#DEFAULTS}). */
