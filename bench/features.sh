@@ -18,9 +18,16 @@
 #            which the script sends to a file)
 #   all      weighted-round-robin + capacity 64 + health checks every 100 ms + metrics.vertx true
 #            + access log
+#   reqid    base, but every request brings its own X-Request-Id (kept, not generated)
+#   rules    base + requestHeaders set/add/remove and responseHeaders set/remove (issue 26)
+#   trace    base + tracing on (sampleRatio 1: a span per request, exported over OTLP/HTTP to a
+#            third nginx that answers 200 and discards)
+#   trace1   base + tracing with sampleRatio 0.01 (traceparent propagated, 1 % of spans exported)
+#   traceall trace + access log + metrics.vertx true
 #
 # Environment (defaults in brackets):
 #   ROUNDS [5] CONNS [50] DURATION [10s] URLPATH [/] WRK_THREADS [2] WARMUP [5s]
+#   (the third nginx, BASE+3, is the OTLP sink of the trace configurations)
 #   CONFIGS ["base wrr slots64 slots24 hc100 metrics all"]
 #   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31600]: backends BASE+1, BASE+2,
 #   Fairway i on BASE+81+i, its admin on BASE+181+i   MAX_LOAD [4] LOAD_WAIT [60]  RAW_OUT [unset]
@@ -40,12 +47,12 @@ HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
-for tool in wrk nginx java curl awk sort timeout; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
+for tool in wrk nginx java curl awk sort timeout jq; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer"
 read -r -a CFG <<< "$CONFIGS"
 [[ ${CFG[0]} == base ]] || die "CONFIGS must start with base (the reference)"
-B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2))
-ALL_PORTS=("$B1" "$B2")
+B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); OTLP=$((BASE_PORT + 3))
+ALL_PORTS=("$B1" "$B2" "$OTLP")
 for i in "${!CFG[@]}"; do ALL_PORTS+=($((BASE_PORT + 81 + i)) $((BASE_PORT + 181 + i))); done
 ports_free "${ALL_PORTS[@]}"
 ensure_jar
@@ -57,6 +64,12 @@ trap 'exit 130' INT TERM
 
 start_nginx 1 "$B1"
 start_nginx 2 "$B2"
+start_nginx 3 "$OTLP"
+
+# edit_config FILE JQ_FILTER: rewrites a generated config in place
+edit_config() { jq "$2" "$1" > "$1.new" && mv "$1.new" "$1"; }
+# wrk_args NAME: the extra wrk arguments of a configuration
+wrk_args() { if [[ $1 == reqid ]]; then echo "-H X-Request-Id:bench-0123456789abcdef"; fi; }
 
 declare -A PORT PID
 for i in "${!CFG[@]}"; do
@@ -71,10 +84,19 @@ for i in "${!CFG[@]}"; do
     metrics) mv=true ;;
     alog) al=true ;;
     all) strategy=weighted-round-robin cap=64 hc=100 mv=true al=true ;;
+    reqid|rules|trace|trace1) ;;
+    traceall) mv=true al=true ;;
     *) die "unknown config '$name'" ;;
   esac
   PORT[$name]=$((BASE_PORT + 81 + i))
   fairway_config "$WORK/$name.json" "${PORT[$name]}" $((BASE_PORT + 181 + i)) "$B1" "$B2" "$strategy" "$cap" "$hc" "$mv" "$al"
+  case $name in
+    rules) edit_config "$WORK/$name.json" '.services[0].requestHeaders = {"set": {"X-Env": "bench"},
+      "add": {"X-Via": "fairway"}, "remove": ["X-Debug"]}
+      | .services[0].responseHeaders = {"set": {"X-Served-By": "fairway"}, "remove": ["Server"]}' ;;
+    trace|traceall) edit_config "$WORK/$name.json" ".tracing = {\"endpoint\": \"http://$HOST:$OTLP/v1/traces\"}" ;;
+    trace1) edit_config "$WORK/$name.json" ".tracing = {\"endpoint\": \"http://$HOST:$OTLP/v1/traces\", \"sampleRatio\": 0.01}" ;;
+  esac
   # shellcheck disable=SC2086
   java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
   PIDS+=($!); PID[$name]=$!
@@ -95,7 +117,8 @@ for (( r = 1; r <= ROUNDS; r++ )); do
   for (( j = 0; j < n; j++ )); do
     name=${CFG[$(( (j + r - 1) % n ))]}
     l=$(loadavg)
-    read -r rps p99 err _ <<< "$(run_wrk "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$DURATION")"
+    # shellcheck disable=SC2046
+    read -r rps p99 err _ <<< "$(run_wrk "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$DURATION" "" $(wrk_args "$name"))"
     printf '%d\t%s\t%s\t%s\t%s\t%s\n' "$r" "$name" "$rps" "$p99" "$err" "$l" >> "$RAW"
     log "round $r/$ROUNDS $name: $rps req/s, p99 $p99 ms, errors $err"
   done

@@ -109,6 +109,7 @@ http {
     $tls
     default_type text/plain;
     location = /64k { root $WORK/www; default_type application/octet-stream; }
+    location = /v1/traces { return 200; }
     location / { return 200 "hello\n"; }
   }
 }
