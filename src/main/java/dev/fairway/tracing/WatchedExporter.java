@@ -4,15 +4,17 @@ import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The OTLP exporter, with its failures logged once per outage instead of once per batch: the
- * SDK's own warning for each failed export is silenced, and this says when exports start failing
- * and when they work again.
+ * SDK's own warnings for each failed export and each batch of spans dropped meanwhile are silenced,
+ * and this says when exports start failing and when they work again.
  *
  * <p>Example: a collector that is down logs {@code tracing: exporting spans to
  * http://127.0.0.1:4318/v1/traces failed; spans are dropped until it answers} once, however many
@@ -20,9 +22,13 @@ import org.slf4j.LoggerFactory;
  */
 final class WatchedExporter implements SpanExporter {
   private static final Logger LOG = LoggerFactory.getLogger(WatchedExporter.class);
-  /** The SDK's logger of failed exports, kept here so its level holds (the JDK keeps loggers weakly). */
-  private final java.util.logging.Logger sdkLog = java.util.logging.Logger.getLogger(
-      "io.opentelemetry.exporter.otlp.internal.HttpExporter");
+  /**
+   * The SDK's loggers of failed exports and of spans dropped from a full queue (what an outage
+   * causes), kept here so their level holds (the JDK keeps loggers weakly).
+   */
+  private final List<java.util.logging.Logger> sdkLogs = Stream.of(
+      "io.opentelemetry.exporter.otlp.internal.HttpExporter", "io.opentelemetry.sdk.trace.export.BatchSpanProcessor")
+      .map(java.util.logging.Logger::getLogger).toList();
   private final SpanExporter delegate;
   private final String endpoint;
   private final AtomicBoolean failing = new AtomicBoolean();
@@ -30,7 +36,7 @@ final class WatchedExporter implements SpanExporter {
   WatchedExporter(SpanExporter delegate, String endpoint) {
     this.delegate = delegate;
     this.endpoint = endpoint;
-    sdkLog.setLevel(Level.OFF);
+    sdkLogs.forEach(l -> l.setLevel(Level.OFF));
   }
 
   @Override
