@@ -75,9 +75,12 @@ public final class OtelTracer implements Tracer {
     TraceParent parent = TraceParent.parse(request.field(TraceParent.HEADER));
     String target = request.uri();
     int query = target.indexOf('?');
-    SpanBuilder b = tracer.spanBuilder("fairway " + service).setSpanKind(SpanKind.SERVER)
-        .setAttribute(SERVICE, service).setAttribute(METHOD, request.method().name())
+    SpanBuilder b = tracer.spanBuilder(service == null ? "fairway" : "fairway " + service).setSpanKind(SpanKind.SERVER)
+        .setAttribute(METHOD, request.method().name())
         .setAttribute(PATH, query < 0 ? target : target.substring(0, query)).setAttribute(REQUEST_ID, requestId);
+    if (service != null) {
+      b.setAttribute(SERVICE, service);
+    }
     if (query >= 0) {
       b.setAttribute(QUERY, target.substring(query + 1));
     }

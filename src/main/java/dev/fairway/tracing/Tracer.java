@@ -18,8 +18,8 @@ public interface Tracer {
   Tracer OFF = (request, service, requestId) -> TraceSpan.NONE;
 
   /**
-   * Starts the span of {@code request}, routed to {@code service}, and sets the {@code traceparent}
-   * (and {@code tracestate}) the backend gets.
+   * Starts the span of {@code request}, routed to {@code service} ({@code null}: to none, Fairway
+   * answers it), and sets the {@code traceparent} (and {@code tracestate}) the backend gets.
    */
   TraceSpan start(ClientRequest request, String service, String requestId);
 }

@@ -163,6 +163,20 @@ class TracingIT extends VertxTestBase {
   }
 
   @Test
+  void aRequestNoServiceMatchesIsASpanWithoutService() throws Exception {
+    Fairway fw = fairway(tracing(receiverUrl()), echo.port());
+    RawHttp.Response r = get(fw, "/nowhere", "traceparent: 00-" + TRACE + "-" + PARENT + "-01\r\n");
+
+    assertThat(r.status()).isEqualTo(404);
+    Span s = spans.poll(10, TimeUnit.SECONDS).span();
+    assertThat(hex(s.getTraceId().toByteArray())).isEqualTo(TRACE);
+    assertThat(s.getName()).isEqualTo("fairway");
+    assertThat(attributes(s.getAttributesList())).containsEntry("http.response.status_code", 404L)
+        .containsEntry("fairway.error", r.body().trim()).containsEntry("fairway.attempts", 0L)
+        .doesNotContainKey("fairway.service").doesNotContainKey("fairway.backend");
+  }
+
+  @Test
   void tracingOffForwardsTheFieldsByteForByteAndExportsNothing() throws Exception {
     Fairway fw = fairway(null, echo.port());
     String odd = "00-" + TRACE.toUpperCase() + "-" + PARENT + "-01"; // invalid, yet untouched
