@@ -16,6 +16,8 @@ import dev.fairway.proxy.tls.TlsTerminator;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
+import dev.fairway.tracing.OtelTracer;
+import dev.fairway.tracing.Tracer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
@@ -111,6 +113,7 @@ public final class Fairway {
     } catch (SSLException e) {
       return Future.failedFuture(e);
     }
+    Tracer tracer = OtelTracer.of(vertx, config.tracing());
     TlsReloads reloads = new TlsReloads(vertx, config.proxy().tls(), tls, upstreamTls);
     return demo
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics,
@@ -120,7 +123,7 @@ public final class Fairway {
         .compose(v -> vertx.deployVerticle(() -> {
           ProxyVerticle p = new ProxyVerticle(config.proxy(), proxies.size(), new ProxyShared(table, metrics,
               draining::get, clientConnections, config.accessLog(), listener, httpMeters, upstreamTls, config.overload(),
-              overloadBoard, instances));
+              overloadBoard, instances, tracer));
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))

@@ -99,6 +99,7 @@ public final class ConfigParser {
     a.rejectUnknownKeys();
     OverloadSettings overload = OverloadParser.headers(root.object("overload"));
     ClusterSettings cluster = cluster(root.object("cluster"));
+    TracingSettings tracing = TracingParser.parse(root.object("tracing"));
     List<ServiceConfig> services = services(root);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
@@ -106,7 +107,8 @@ public final class ConfigParser {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, overload, cluster);
+    return new FairwayConfig(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, overload, cluster,
+        tracing);
   }
 
   private static ProxySettings proxy(Node n) {

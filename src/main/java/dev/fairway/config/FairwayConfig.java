@@ -19,25 +19,27 @@ import java.util.Optional;
  * @param demo       embedded sample backends, when present
  * @param overload   which headers carry criticality and deadlines
  * @param cluster    node name and capacity sharing in cluster mode
+ * @param tracing    W3C trace context and OpenTelemetry spans ({@link TracingSettings#OFF} by default)
  */
 public record FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
                             MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
                             List<ServiceConfig> services, Optional<DemoSettings> demo, OverloadSettings overload,
-                            ClusterSettings cluster) {
+                            ClusterSettings cluster, TracingSettings tracing) {
   public FairwayConfig {
     services = List.copyOf(services);
   }
 
-  /** A configuration with the default {@code overload} headers. */
+  /** A configuration with the default {@code overload} headers, cluster settings and no tracing. */
   public FairwayConfig(ProxySettings proxy, AdminSettings admin, SubsettingSettings subsetting,
                        MetricsSettings metrics, ReloadSettings reload, AccessLogSettings accessLog,
                        List<ServiceConfig> services, Optional<DemoSettings> demo) {
     this(proxy, admin, subsetting, metrics, reload, accessLog, services, demo, OverloadSettings.DEFAULTS,
-        ClusterSettings.DEFAULTS);
+        ClusterSettings.DEFAULTS, TracingSettings.OFF);
   }
 
   /** This configuration with another {@code subsetting} (cluster mode sets it from the membership). */
   public FairwayConfig withSubsetting(SubsettingSettings next) {
-    return new FairwayConfig(proxy, admin, next, metrics, reload, accessLog, services, demo, overload, cluster);
+    return new FairwayConfig(proxy, admin, next, metrics, reload, accessLog, services, demo, overload, cluster,
+        tracing);
   }
 }

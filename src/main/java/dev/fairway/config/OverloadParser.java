@@ -25,9 +25,9 @@ final class OverloadParser {
   private static final Set<String> RESERVED = Set.of("connection", "keep-alive", "proxy-connection",
       "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "expect",
       "content-length", "via", "forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "lame-duck",
-      "endpoint-load-metrics", "endpoint-load-metrics-bin", "grpc-timeout");
+      "endpoint-load-metrics", "endpoint-load-metrics-bin", "grpc-timeout", "traceparent", "tracestate");
   private static final String HEADER_EXPECTED = "a header name made of token characters (RFC 9110 §5.6.2), with no "
-      + "underscore, not hop-by-hop and not one Fairway sets or reads itself (Host, Via, Forwarded, X-Forwarded-*, grpc-timeout, ...)";
+      + "underscore, not hop-by-hop and not one Fairway sets or reads itself (Host, Via, Forwarded, X-Forwarded-*, grpc-timeout, traceparent, ...)";
   /** Largest {@code throttle.k}: beyond it, throttling would only start below a 1 % accept rate. */
   static final double MAX_K = 100;
 

@@ -8,6 +8,7 @@ import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.slots.SlotTable;
+import dev.fairway.tracing.Tracer;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -28,9 +29,11 @@ import java.util.function.BooleanSupplier;
  * @param overload          which fields carry criticality and deadlines
  * @param overloadBoard     every proxy verticle's throttles, for the meters
  * @param lanes             how many proxy verticles there are
+ * @param tracer            starts each request's span ({@link Tracer#OFF} when tracing is off)
  */
 public record ProxyShared(SlotTable table, FairwayMetrics metrics, BooleanSupplier draining,
                           AtomicInteger clientConnections, AccessLogSettings accessLog,
                           Listener listener, HttpMeters httpMeters, UpstreamTlsContexts upstreamTls,
-                          OverloadSettings overload, OverloadBoard overloadBoard, int lanes) {
+                          OverloadSettings overload, OverloadBoard overloadBoard, int lanes,
+                          Tracer tracer) {
 }

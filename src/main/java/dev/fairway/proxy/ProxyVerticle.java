@@ -22,6 +22,7 @@ import dev.fairway.proxy.wire.FramingGuard;
 import dev.fairway.proxy.wire.HeadAwareCodecs;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.slots.SlotTable;
+import dev.fairway.tracing.Tracer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -67,6 +68,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final HttpMeters meters;
   private final UpstreamTlsContexts upstreamTls;
   private final OverloadLane overload;
+  private final Tracer tracer;
   private final AtomicInteger clientConnections;
   private final EdgeLimits limits;
   private final long drainTimeoutMs;
@@ -86,6 +88,7 @@ public final class ProxyVerticle extends VerticleBase {
    * @param shared   what all proxy verticles of the process share
    */
   public ProxyVerticle(ProxySettings settings, int lane, ProxyShared shared) {
+    this.tracer = shared.tracer();
     this.limits = settings.limits();
     this.drainTimeoutMs = settings.drainTimeoutMs();
     this.clientConnections = shared.clientConnections();
@@ -107,7 +110,7 @@ public final class ProxyVerticle extends VerticleBase {
     pool = new UpstreamPool(loop, vx.transport().channelFactory(false), vx.nameResolver().nettyAddressResolverGroup(),
         meters, upstreamTls);
     ExchangeContext ctx = new ExchangeContext(lane, table, pool, deadlines, tally, metrics, meters, accessLog, limits,
-        draining, this::lameDuckSignal, overload);
+        draining, this::lameDuckSignal, overload, tracer);
     gateway = new Gateway(ctx, () -> snapshot);
     cleartext = new Initializer(false);
     secure = new Initializer(true);

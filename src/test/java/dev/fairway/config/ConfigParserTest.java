@@ -294,7 +294,7 @@ class ConfigParserTest {
     root.getJsonObject("demo").getJsonArray("backends").getJsonObject(1).put("prt", 1);
 
     assertThat(problems(root)).containsExactlyInAnyOrder(
-        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, cluster, services, demo",
+        "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, cluster, tracing, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls",

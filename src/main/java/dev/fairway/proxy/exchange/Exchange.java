@@ -8,6 +8,7 @@ import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.route.Route;
+import dev.fairway.tracing.TraceSpan;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -55,6 +56,8 @@ public final class Exchange extends SlotHolder {
   boolean clientGone;
   /** The exchange's {@code X-Request-Id} ({@link RequestId}): sent to the backend and the client, logged. */
   final String requestId;
+  /** The request's span ({@link TraceSpan#NONE} when tracing is off or it is not sampled); all tries share it. */
+  private final TraceSpan span;
 
   /** @param authority the client's {@code Host} (or absolute-form authority), or {@code null} */
   Exchange(ExchangeContext ctx, Downstream conn, ClientRequest request, Route route, String authority, String requestId) {
@@ -63,6 +66,7 @@ public final class Exchange extends SlotHolder {
     this.request = request;
     this.requestId = requestId;
     request.forwardField(RequestId.HEADER, requestId);
+    this.span = ctx.tracer().start(request, route.service(), requestId);
     this.requestRelay = new RequestRelay(this, request.endsWithHead());
     this.responseRelay = new ResponseRelay(this,
         request.version() == HttpVersion.HTTP_1_0 ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1, request.keepAlive(),
@@ -364,6 +368,7 @@ public final class Exchange extends SlotHolder {
       guard = null;
     }
     if (record.finish(ctx, finalStatus, now, request, conn, route.service(), endpoint(), requestId)) {
+      span.end(endpoint() == null ? null : endpoint().id(), record.waitNanos, attempts, finalStatus, record.reason);
       conn.releaseBodyFault(requestRelay);
       request.release();
     }

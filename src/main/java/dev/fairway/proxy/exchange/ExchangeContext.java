@@ -7,6 +7,7 @@ import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.upstream.UpstreamPool;
 import dev.fairway.slots.SlotTable;
+import dev.fairway.tracing.Tracer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -29,8 +30,10 @@ import java.util.function.Consumer;
  * @param draining  whether the proxy is shutting down (responses then close keep-alive)
  * @param lameDuck  told when a backend answers {@code Lame-Duck: true}
  * @param overload  this lane's throttles and retry budgets, and the fields of criticality and deadlines
+ * @param tracer    starts each request's span ({@link Tracer#OFF} when tracing is off)
  */
 public record ExchangeContext(int lane, SlotTable table, UpstreamPool pool, ResponseDeadlines deadlines, Tally tally,
                               FairwayMetrics metrics, HttpMeters httpMeters, AccessLog accessLog, EdgeLimits limits,
-                              BooleanSupplier draining, Consumer<Endpoint> lameDuck, OverloadLane overload) {
+                              BooleanSupplier draining, Consumer<Endpoint> lameDuck, OverloadLane overload,
+                              Tracer tracer) {
 }

@@ -7,6 +7,7 @@ import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
 import dev.fairway.route.TargetRewrite;
+import dev.fairway.tracing.TraceSpan;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -48,7 +49,7 @@ public final class Gateway {
   public Exchange open(Downstream conn, ClientRequest req) {
     String requestId = RequestId.resolve(req.field(RequestId.HEADER));
     if (ctx.limits().underscoreHeaders() == EdgeLimits.UnderscoreHeaders.REJECT && req.hasUnderscoreName()) {
-      conn.respond(req.version(), req.keepAlive(), Failure.UNDERSCORE_HEADER, 0, req.hasBody(), req.grpc(), requestId);
+      answer(conn, req, Failure.UNDERSCORE_HEADER, requestId);
       return null;
     }
     String uri = req.uri();
@@ -64,7 +65,7 @@ public final class Gateway {
     }
     Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req::field);
     if (route == null) {
-      conn.respond(req.version(), req.keepAlive(), Failure.NO_ROUTE, 0, req.hasBody(), req.grpc(), requestId);
+      answer(conn, req, Failure.NO_ROUTE, requestId);
       return null;
     }
     String rewrite = route.match().rewritePrefix();
@@ -72,6 +73,13 @@ public final class Gateway {
       req.forwardTarget(TargetRewrite.apply(uri, pathStart, route.match().pathPrefix(), rewrite));
     }
     return new Exchange(ctx, conn, req, route, authority, requestId);
+  }
+
+  /** Fairway answers {@code req} itself with {@code f}, before any service: its span (if traced) has no service and no try. */
+  private void answer(Downstream conn, ClientRequest req, Failure f, String requestId) {
+    TraceSpan span = ctx.tracer().start(req, null, requestId);
+    conn.respond(req.version(), req.keepAlive(), f, 0, req.hasBody(), req.grpc(), requestId);
+    span.end(null, 0, 0, f.status(), f.reason());
   }
 
   /** The host of an authority ({@code Host} value), lower case, without the port; "" if none. */
