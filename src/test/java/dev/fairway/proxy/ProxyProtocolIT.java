@@ -234,13 +234,15 @@ class ProxyProtocolIT extends VertxTestBase {
   }
 
   @Test
-  void curlWithHaproxyProtocolIsServedAndWithoutItGetsNothing() throws Exception {
+  void curlWithHaproxyProtocolIsServedOverHttp11AndH2cAndWithoutItGetsNothing() throws Exception {
     assumeTrue(onPath("curl"), "curl is not installed");
     Fairway f = start(config(true));
     String url = "http://127.0.0.1:" + f.proxyPort() + "/c";
 
     assertThat(curl("--haproxy-protocol", "-H", "Host: shop.example", url))
         .isEqualTo("0 xff=127.0.0.1 fwd=for=127.0.0.1;proto=http;host=shop.example");
+    assertThat(curl("--haproxy-protocol", "--http2-prior-knowledge", "-H", "Host: shop.example", url))
+        .as("h2c after the header").isEqualTo("0 xff=127.0.0.1 fwd=for=127.0.0.1;proto=http;host=shop.example");
     assertThat(curl(url)).isEqualTo("52 "); // curl: "Empty reply from server"
     waitFor(() -> rejected(f, "invalid") == 1);
   }
