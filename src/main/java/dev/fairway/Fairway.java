@@ -9,6 +9,7 @@ import dev.fairway.demo.DemoVerticle;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.Listener;
+import dev.fairway.proxy.ProxyProtocol;
 import dev.fairway.proxy.ProxyShared;
 import dev.fairway.proxy.exchange.OverloadBoard;
 import dev.fairway.proxy.ProxyVerticle;
@@ -114,6 +115,8 @@ public final class Fairway {
       return Future.failedFuture(e);
     }
     Tracer tracer = OtelTracer.of(vertx, config.tracing());
+    ProxyProtocol proxyProtocol = config.proxy().acceptProxyProtocol()
+        ? new ProxyProtocol(metrics.registry(), config.proxy().limits().requestHeadersTimeoutMs()) : null;
     TlsReloads reloads = new TlsReloads(vertx, config.proxy().tls(), tls, upstreamTls);
     return demo
         .compose(v -> vertx.deployVerticle(new BalancerVerticle(config, source, table, metrics,
@@ -127,28 +130,28 @@ public final class Fairway {
           proxies.add(p);
           return p;
         }, new DeploymentOptions().setInstances(instances)))
-        .compose(v -> bindCleartext())
-        .compose(v -> bindTls(tls))
+        .compose(v -> bindCleartext(proxyProtocol))
+        .compose(v -> bindTls(tls, proxyProtocol))
         .onSuccess(v -> reloads.start(config.reload().scanPeriodMs()))
         .onSuccess(v -> LOG.info("proxy: {} event-loop instances, {} transport", instances,
             vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
   }
 
-  private Future<?> bindCleartext() {
+  private Future<?> bindCleartext(ProxyProtocol proxyProtocol) {
     if (!config.proxy().cleartext()) {
       LOG.info("proxy: no cleartext listener (proxy.port -1)");
       return Future.succeededFuture();
     }
-    return listener.bind(vertx, config.proxy().host(), config.proxy().port(), null)
+    return listener.bind(vertx, config.proxy().host(), config.proxy().port(), null, proxyProtocol)
         .onSuccess(proxyPort::set)
         .onSuccess(p -> LOG.info("proxy listening on http://{}:{}", config.proxy().host(), p));
   }
 
-  private Future<?> bindTls(TlsTerminator tls) {
+  private Future<?> bindTls(TlsTerminator tls, ProxyProtocol proxyProtocol) {
     if (tls == null) {
       return Future.succeededFuture();
     }
-    return listener.bind(vertx, config.proxy().host(), config.proxy().tls().get().port(), tls)
+    return listener.bind(vertx, config.proxy().host(), config.proxy().tls().get().port(), tls, proxyProtocol)
         .onSuccess(tlsPort::set)
         .onSuccess(p -> LOG.info("proxy listening on https://{}:{}", config.proxy().host(), p));
   }

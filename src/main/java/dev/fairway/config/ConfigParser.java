@@ -116,7 +116,8 @@ public final class ConfigParser {
     int port = n.intIn("port", 8080, ProxySettings.NO_PORT, 65535);
     ProxySettings p = new ProxySettings(host, port,
         n.intIn("instances", 0, 0, 1024), n.longIn("drainGraceMs", 3000, 0, 3_600_000),
-        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000), limits(n), TlsParser.parse(n));
+        n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000), limits(n), TlsParser.parse(n),
+        n.bool("acceptProxyProtocol", false));
     n.rejectUnknownKeys();
     if (!p.cleartext() && p.tls().isEmpty()) {
       n.problem("port", port, "a port from 0 to 65535; -1 (no cleartext listener) only with proxy.tls, else nothing listens");

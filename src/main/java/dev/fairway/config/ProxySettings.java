@@ -17,20 +17,22 @@ import java.util.Optional;
  * @param drainTimeoutMs longest wait for in-flight requests once no longer accepting
  * @param limits         what the listener accepts from clients
  * @param tls            the TLS listener on the same host, when configured
+ * @param acceptProxyProtocol whether every connection (cleartext and TLS) opens with a PROXY
+ *                       protocol header (v1 or v2) naming the client, as an L4 balancer sends it
  */
 public record ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs,
-                            EdgeLimits limits, Optional<TlsSettings> tls) {
+                            EdgeLimits limits, Optional<TlsSettings> tls, boolean acceptProxyProtocol) {
   /** {@code proxy.port} value that turns the cleartext listener off. */
   public static final int NO_PORT = -1;
 
-  /** Settings with the default {@link EdgeLimits} and no TLS. */
+  /** Settings with the default {@link EdgeLimits}, no TLS and no PROXY protocol. */
   public ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs) {
-    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS, Optional.empty());
+    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS, Optional.empty(), false);
   }
 
   /** These settings with {@code tls} instead of this one's. */
   public ProxySettings withTls(Optional<TlsSettings> tls) {
-    return new ProxySettings(host, port, instances, drainGraceMs, drainTimeoutMs, limits, tls);
+    return new ProxySettings(host, port, instances, drainGraceMs, drainTimeoutMs, limits, tls, acceptProxyProtocol);
   }
 
   /** Whether the cleartext listener is on. */

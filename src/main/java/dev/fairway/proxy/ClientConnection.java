@@ -94,8 +94,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    InetSocketAddress peer = (InetSocketAddress) channel.remoteAddress();
-    remote = peer == null ? "unknown" : peer.getAddress().getHostAddress();
+    InetSocketAddress peer = ClientAddress.of(channel);
+    remote = ClientAddress.text(peer);
     if (gateway.context().httpMeters().on() && peer != null) {
       remoteAddress = SocketAddress.inetSocketAddress(peer);
       socketMetric = gateway.context().httpMeters().connected(remoteAddress);

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <p>Example: with four proxy verticles joined (lanes 0..3), connections 1..5 go to lanes 1, 2, 3,
  * 0, 1: the turn moves on before each hand-off, whichever socket accepted them. Each lane forwards
  * its connections' requests on its own event loop with its own backend pool; a connection of the
- * TLS socket gets the {@link TlsTerminator}'s handlers in front of the lane's HTTP handlers.
+ * TLS socket gets the {@link TlsTerminator}'s handlers in front of the lane's HTTP handlers. With
+ * {@code proxy.acceptProxyProtocol} both sockets' connections first go through a
+ * {@link ProxyProtocol} gate, which adds those handlers once the PROXY header is read.
  */
 public final class Listener {
   private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
@@ -53,9 +57,11 @@ public final class Listener {
   /**
    * Binds {@code host:port} (0: any free port); completes with the port bound.
    *
-   * @param tls the TLS handlers for this socket's connections, or {@code null} for cleartext
+   * @param tls           the TLS handlers for this socket's connections, or {@code null} for cleartext
+   * @param proxyProtocol what reads the PROXY protocol header each connection opens with (before
+   *                      TLS), or {@code null} when connections start with HTTP or TLS at once
    */
-  public Future<Integer> bind(Vertx vertx, String host, int port, TlsTerminator tls) {
+  public Future<Integer> bind(Vertx vertx, String host, int port, TlsTerminator tls, ProxyProtocol proxyProtocol) {
     VertxInternal vx = (VertxInternal) vertx;
     Promise<Integer> bound = Promise.promise();
     new ServerBootstrap()
@@ -63,7 +69,7 @@ public final class Listener {
         .channelFactory(vx.transport().serverChannelFactory(false))
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
-        .handler(new Acceptor(tls))
+        .handler(new Acceptor(tls, proxyProtocol))
         .childHandler(new ChannelInboundHandlerAdapter())
         .bind(host, port)
         .addListener(f -> {
@@ -98,9 +104,11 @@ public final class Listener {
   @ChannelHandler.Sharable
   private final class Acceptor extends ChannelInboundHandlerAdapter {
     private final TlsTerminator tls;
+    private final ProxyProtocol proxyProtocol;
 
-    Acceptor(TlsTerminator tls) {
+    Acceptor(TlsTerminator tls, ProxyProtocol proxyProtocol) {
       this.tls = tls;
+      this.proxyProtocol = proxyProtocol;
     }
 
     @Override
@@ -113,10 +121,17 @@ public final class Listener {
       }
       child.config().setOption(ChannelOption.TCP_NODELAY, true);
       child.config().setAllocator(UpstreamPool.ALLOCATOR);
-      if (tls != null) {
-        tls.install(child.pipeline());
+      Consumer<ChannelPipeline> handlers = p -> {
+        if (tls != null) {
+          tls.install(p);
+        }
+        p.addLast(lane.initializer(tls != null));
+      };
+      if (proxyProtocol != null) {
+        proxyProtocol.install(child.pipeline(), handlers); // they come once the PROXY header is in
+      } else {
+        handlers.accept(child.pipeline());
       }
-      child.pipeline().addLast(lane.initializer(tls != null));
       lane.loop().register(child).addListener(f -> {
         if (!f.isSuccess()) {
           child.unsafe().closeForcibly();

@@ -297,7 +297,7 @@ class ConfigParserTest {
         "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, cluster, tracing, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
-            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls",
+            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls, acceptProxyProtocol",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
             + "panicThresholdPercent, tls, grpc, defaultCriticality, retry, throttle, backends",
@@ -325,6 +325,16 @@ class ConfigParserTest {
         "services[0].match: an array is invalid; expected a JSON object",
         "services[0].backends[1]: \"http://127.0.0.1:9002\" is invalid; expected a JSON object",
         "services[0].healthCheck.intervalMs: true is invalid; expected an integer from 10 to 3600000");
+  }
+
+  @Test
+  void acceptProxyProtocolIsABoolean() throws Exception {
+    JsonObject root = full();
+    root.getJsonObject("proxy").put("acceptProxyProtocol", true);
+    assertThat(parse(root).proxy().acceptProxyProtocol()).isTrue();
+
+    root.getJsonObject("proxy").put("acceptProxyProtocol", "yes");
+    assertThat(problems(root)).containsExactly("proxy.acceptProxyProtocol: \"yes\" is invalid; expected true or false");
   }
 
   @Test
