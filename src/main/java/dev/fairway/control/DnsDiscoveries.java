@@ -104,7 +104,7 @@ final class DnsDiscoveries {
     return servicesJson;
   }
 
-  /** Sets {@code fairway_backend_info}: each backend of each service with its source. */
+  /** Sets {@code fairway_backend_source}: each backend of each service with its source. */
   void publishSources(BackendTable table) {
     List<BackendSources.Row> rows = new ArrayList<>();
     for (String service : table.serviceNames()) {

@@ -10,12 +10,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code fairway_backend_info}: one gauge of value 1 per backend of a service, labelled with where
+ * {@code fairway_backend_source}: one gauge of value 1 per backend of a service, labelled with where
  * the backend comes from.
  *
  * <p>Example: after {@code sync([Row(api, api-10.0.0.7-8080, dns:A api.internal), Row(api, b1, config)])}
- * a scrape shows {@code fairway_backend_info{backend="api-10.0.0.7-8080",service="api",source="dns:A api.internal"} 1.0}
- * and {@code fairway_backend_info{backend="b1",service="api",source="config"} 1.0}; a row missing
+ * a scrape shows {@code fairway_backend_source{backend="api-10.0.0.7-8080",service="api",source="dns:A api.internal"} 1.0}
+ * and {@code fairway_backend_source{backend="b1",service="api",source="config"} 1.0}; a row missing
  * from a later sync loses its gauge.
  */
 public final class BackendSources {
@@ -40,7 +40,7 @@ public final class BackendSources {
   public synchronized void sync(Collection<Row> rows) {
     Set<Row> now = new HashSet<>(rows);
     for (Row r : now) {
-      gauges.computeIfAbsent(r, k -> Gauge.builder("fairway_backend_info", () -> 1)
+      gauges.computeIfAbsent(r, k -> Gauge.builder("fairway_backend_source", () -> 1)
           .description("1 for each backend of a service; source tells where it comes from (config, api, dns:...)")
           .tag("service", k.service()).tag("backend", k.backend()).tag("source", k.source()).register(registry));
     }
