@@ -17,6 +17,8 @@ import dev.fairway.testing.TestDnsServer;
 import dev.fairway.testing.TestDnsServer.Srv;
 import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.VertxTestBase;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -223,6 +225,35 @@ class DnsDiscoveryIT extends VertxTestBase {
     assertThat(scrape).contains("fairway_backend_source{backend=\"api-127.0.0.1-" + b.port()
         + "\",service=\"api\",source=\"dns:A api.test\"} 1.0")
         .contains("fairway_backend_source{backend=\"static\",service=\"api\",source=\"config\"} 1.0");
+  }
+
+  @Test
+  void aReloadThatChangesTheDiscoveryReplacesItsBackendsAndOneThatDropsItRemovesThem(@TempDir Path dir) throws Exception {
+    TestBackend b1 = TestBackend.start(vertx, req -> req.response().end("b1"));
+    TestBackend b2 = TestBackend.start(vertx, req -> req.response().end("b2"));
+    dns.a("api.test", 30, "127.0.0.1");
+    dns.srv("_api._tcp.test", new Srv(1, 1, b2.port(), "127.0.0.1", 30));
+    TestConfig cfg = discovering(new JsonObject().put("dns", "A").put("name", "api.test").put("port", b1.port()));
+    cfg.json().put("reload", new JsonObject().put("scanPeriodMs", 200));
+    Path file = dir.resolve("config.json");
+    String text = cfg.json().encodePrettily();
+    Files.writeString(file, text);
+    Fairway fw = Fairway.start(vertx, cfg.build(), new BalancerVerticle.ConfigSource(file, ConfigReloader.shortHash(text)),
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).await(10, TimeUnit.SECONDS);
+    String id1 = "api-127.0.0.1-" + b1.port();
+    Await.until(() -> states(fw).equals(Map.of(id1, "healthy dns:A api.test")));
+
+    cfg.lastService().put("discovery", new JsonObject().put("dns", "SRV").put("name", "_api._tcp.test")
+        .put("server", dns.address()));
+    Files.writeString(file, cfg.json().encodePrettily());
+    String id2 = "api-127.0.0.1-" + b2.port();
+    Await.until(() -> states(fw).equals(Map.of(id2, "healthy dns:SRV _api._tcp.test")));
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/").body()).isEqualTo("b2");
+
+    cfg.lastService().remove("discovery");
+    cfg.lastService().put("backends", new JsonArray().add(TestConfig.backend("static", b1.port(), 5)));
+    Files.writeString(file, cfg.json().encodePrettily());
+    Await.until(() -> states(fw).equals(Map.of("static", "healthy config")));
   }
 
   @Test
