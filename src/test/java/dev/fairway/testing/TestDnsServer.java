@@ -24,9 +24,12 @@ import io.netty.handler.codec.dns.DnsSection;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -81,8 +84,7 @@ public final class TestDnsServer implements AutoCloseable {
 
   /** Sets the A records of {@code name}; none makes it answer NOERROR with no records. */
   public void a(String name, long ttl, String... ips) {
-    answers.put(key(name, DnsRecordType.A), List.of((Object[]) java.util.Arrays.stream(ips).map(ip -> new A(ip, ttl))
-        .toArray(A[]::new)));
+    answers.put(key(name, DnsRecordType.A), Arrays.stream(ips).<Object>map(ip -> new A(ip, ttl)).toList());
   }
 
   /** Sets the SRV records of {@code name}. */
@@ -102,7 +104,7 @@ public final class TestDnsServer implements AutoCloseable {
 
   private static String key(String name, DnsRecordType type) {
     String n = name.endsWith(".") ? name : name + ".";
-    return type.name() + " " + n.toLowerCase(java.util.Locale.ROOT);
+    return type.name() + " " + n.toLowerCase(Locale.ROOT);
   }
 
   private final class Answerer extends SimpleChannelInboundHandler<DatagramDnsQuery> {
@@ -148,6 +150,6 @@ public final class TestDnsServer implements AutoCloseable {
   @Override
   public void close() {
     channel.close().syncUninterruptibly();
-    group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }
