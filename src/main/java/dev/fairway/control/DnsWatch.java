@@ -6,6 +6,7 @@ import dev.fairway.discovery.Changes;
 import dev.fairway.discovery.Discovered;
 import dev.fairway.discovery.SrvAnswer;
 import dev.fairway.health.BackendState;
+import io.netty.resolver.dns.DnsNameResolverTimeoutException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.dns.DnsClient;
@@ -44,6 +45,7 @@ final class DnsWatch {
   private final String service;
   private final DnsDiscovery discovery;
   private final DnsClient client;
+  private final long queryTimeoutMs;
   private final Consumer<BalancerCommand> apply;
   private final BiFunction<String, String, BackendState> state;
   /** What this watch asked the table for, by id; an id the service no longer lists is dropped. */
@@ -70,7 +72,8 @@ final class DnsWatch {
     if (!discovery.serverHost().isEmpty()) {
       options.setHost(discovery.serverHost()).setPort(discovery.serverPort());
     }
-    this.client = vertx.createDnsClient(options.setQueryTimeout(Math.min(5000, discovery.refreshMs())));
+    this.queryTimeoutMs = Math.min(5000, discovery.refreshMs());
+    this.client = vertx.createDnsClient(options.setQueryTimeout(queryTimeoutMs));
   }
 
   DnsDiscovery discovery() {
@@ -102,7 +105,7 @@ final class DnsWatch {
       }
       long nextMs = discovery.refreshMs();
       if (ar.failed()) {
-        failed(ar.cause() instanceof DnsException e ? e.code().name() : String.valueOf(ar.cause().getMessage()));
+        failed(describe(ar.cause()));
       } else if (ar.result().backends().isEmpty()) {
         failed("no records");
       } else {
@@ -129,6 +132,21 @@ final class DnsWatch {
           : OptionalLong.of(answers.stream().mapToLong(SrvAnswer::ttlSeconds).min().getAsLong());
       return new Answer(Answers.fromSrv(service, discovery, answers), ttl);
     });
+  }
+
+  /**
+   * A failure in words that stay the same while the same thing goes wrong (a timeout's message
+   * names the query id, which changes with every lookup): {@code SERVFAIL}, {@code no answer
+   * within 1000 ms}, else the exception's class and message.
+   */
+  private String describe(Throwable cause) {
+    if (cause instanceof DnsException e) {
+      return e.code().name();
+    }
+    if (cause instanceof DnsNameResolverTimeoutException) {
+      return "no answer within " + queryTimeoutMs + " ms";
+    }
+    return cause.getClass().getSimpleName() + ": " + cause.getMessage();
   }
 
   private void failed(String why) {

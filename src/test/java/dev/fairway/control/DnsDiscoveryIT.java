@@ -183,6 +183,24 @@ class DnsDiscoveryIT extends VertxTestBase {
   }
 
   @Test
+  void aStoppedDnsServerKeepsTheBackendsAndLogsOneLine() throws Exception {
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end("b"));
+    dns.a("api.test", 30, "127.0.0.1");
+    Fairway fw = TestFairway.start(vertx, discovering(new JsonObject().put("dns", "A").put("name", "api.test")
+        .put("port", b.port()).put("refreshMs", 1000)).build());
+    String id = "api-127.0.0.1-" + b.port();
+    Await.until(() -> states(fw).equals(Map.of(id, "healthy dns:A api.test")));
+
+    dns.close();
+    Thread.sleep(6000);
+    assertThat(logs.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).hasSize(1)
+        .extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+            "service api: DNS lookup of A api.test failed (no answer within 1000 ms); keeping its 1 discovered backends");
+    assertThat(states(fw)).isEqualTo(Map.of(id, "healthy dns:A api.test"));
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/").body()).isEqualTo("b");
+  }
+
+  @Test
   void srvRecordsOfTheLowestPriorityGiveBackendsWithTheirPortsAndWeightsReResolvedAtTheirTtl() throws Exception {
     TestBackend heavy = TestBackend.start(vertx, req -> req.response().end("heavy"));
     TestBackend light = TestBackend.start(vertx, req -> req.response().end("light"));

@@ -147,8 +147,12 @@ public final class TestDnsServer implements AutoCloseable {
     }
   }
 
+  /** Stops answering: later queries time out. Closing twice is fine. */
   @Override
   public void close() {
+    if (group.isShuttingDown()) {
+      return;
+    }
     channel.close().syncUninterruptibly();
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
