@@ -145,6 +145,7 @@
   function backendRow(service, b) {
     const state = el('span', { class: 'state' });
     const reason = el('span', { class: 'reason' });
+    const source = el('span', { class: 'source', title: 'where the backend comes from: config, api or DNS discovery' });
     const fill = el('div', { class: 'bar-fill' });
     const barText = el('span', { class: 'bar-text active-text' });
     const weight = el('td', { class: 'num weight' });
@@ -153,10 +154,10 @@
     const qps = sparkline('qps', 'requests per second');
     const eps = sparkline('eps', 'errors per second');
     const button = el('button', { type: 'button', class: 'lame-duck-btn' });
-    const row = { state: null, stateEl: state, reason, fill, barText, weight, utilization, latency, qps, eps, button };
+    const row = { state: null, stateEl: state, reason, source, fill, barText, weight, utilization, latency, qps, eps, button };
     button.addEventListener('click', () => toggleLameDuck(b.id, row.state !== 'lame-duck', button));
     row.tr = el('tr', { 'data-service': service, 'data-backend': b.id },
-      el('td', {}, el('span', { class: 'backend-id' }, b.id), el('span', { class: 'url' }, b.url)),
+      el('td', {}, el('span', { class: 'backend-id' }, b.id), el('span', { class: 'url' }, b.url), source),
       el('td', {}, state, reason),
       el('td', {}, el('div', { class: 'bar active-bar' }, fill, barText)),
       weight, utilization,
@@ -172,6 +173,7 @@
     row.stateEl.className = 'state ' + b.state;
     row.reason.textContent = b.reason || '';
     row.reason.title = b.reason || '';
+    row.source.textContent = b.source || '';
     row.tr.classList.toggle('out-of-subset', !b.inSubset);
     row.tr.title = b.inSubset ? '' : 'not in this proxy\'s subset';
 

@@ -29,7 +29,7 @@ class ArchitectureTest {
       Pattern.MULTILINE);
   private static final Set<String> PURE = Set.of("dev.fairway.config", "dev.fairway.balancer", "dev.fairway.slots",
       "dev.fairway.health", "dev.fairway.table", "dev.fairway.route", "dev.fairway.grpc",
-      "dev.fairway.overload", "dev.fairway.lease");
+      "dev.fairway.overload", "dev.fairway.lease", "dev.fairway.discovery");
 
   private static final Map<String, Set<String>> DEPENDS = new TreeMap<>();
   private static final Map<Path, String> SOURCES = new HashMap<>();

@@ -239,6 +239,7 @@ public final class ConfigParser {
     UpstreamTls tls = UpstreamTlsParser.parse(n.object("tls"));
     GrpcSettings grpc = GrpcParser.parse(n.object("grpc"));
     ServiceOverload overload = OverloadParser.service(n);
+    DnsDiscovery discovery = DiscoveryParser.parse(n, slots.capacity());
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -256,7 +257,7 @@ public final class ConfigParser {
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
         outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, HeaderRules.NONE,
-        List.of(), DnsDiscovery.NONE);
+        List.of(), discovery);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {

@@ -3,7 +3,9 @@ package dev.fairway.control;
 import dev.fairway.balancer.ObservationBatch;
 import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.health.BackendState;
 import dev.fairway.health.Transition;
+import dev.fairway.metrics.BackendSources;
 import dev.fairway.metrics.FairwayMetrics;
 import dev.fairway.proxy.upstream.UpstreamTlsContexts;
 import dev.fairway.route.BalancerSnapshot;
@@ -68,6 +70,8 @@ public final class BalancerVerticle extends VerticleBase {
   private final String origin = UUID.randomUUID().toString();
   /** Cluster mode's relay of commands, replays and lame ducks; null when not clustered. */
   private ClusterRelay relay;
+  /** The services' DNS discovery; its changes are this member's alone, never relayed. */
+  private DnsDiscoveries discoveries;
   private ConfigReloader reloader;
   private final Consumer<FairwayConfig> onNewConfig;
   private final UpstreamTlsContexts upstreamTls;
@@ -122,13 +126,14 @@ public final class BalancerVerticle extends VerticleBase {
     table = new BackendTable(config, source == null ? "" : source.hash(), slots, new SplittableRandom(),
         new Effects(), System.nanoTime());
     var bus = vertx.eventBus();
+    discoveries = new DnsDiscoveries(vertx, this::applyLocally, this::stateIn, new BackendSources(metrics.registry()));
     bus.<Void>localConsumer(Addresses.SNAPSHOT_GET, m -> m.reply(snapshot, LOCAL));
     bus.<Void>localConsumer(Addresses.SERVICES, m -> {
       JsonArray services = TableJson.withShares(TableJson.services(table, slots.view()), slots.shares());
       if (nodeName != null) {
         services.forEach(s -> ((JsonObject) s).put("nodeName", nodeName));
       }
-      m.reply(services);
+      m.reply(discoveries.withSources(services));
     });
     bus.<ObservationBatch>localConsumer(Addresses.OBSERVATIONS, m -> {
       table.onObservations(m.body(), System.nanoTime());
@@ -149,6 +154,7 @@ public final class BalancerVerticle extends VerticleBase {
       registered = relay.start();
     }
     table.load(System.nanoTime());
+    discoveries.reconcile(config.services());
     if (source != null && config.reload().scanPeriodMs() > 0) {
       reloader = new ConfigReloader(source.path(), System.getenv());
       reloader.start(vertx, config.reload().scanPeriodMs(), this::reload);
@@ -165,6 +171,7 @@ public final class BalancerVerticle extends VerticleBase {
     if (reloader != null) {
       reloader.stop();
     }
+    discoveries.stop();
     return checker.close();
   }
 
@@ -181,6 +188,7 @@ public final class BalancerVerticle extends VerticleBase {
     table.reload(next, hash, System.nanoTime()).ifPresent(r ->
         LOG.info("config version {} (sha {}) is live: {} backends added, {} changed, {} draining",
             r.version(), r.hash(), r.added(), r.changed(), r.draining()));
+    discoveries.reconcile(next.services());
   }
 
   /** The table's requests: timers, logs, metrics and the event bus. */
@@ -188,6 +196,7 @@ public final class BalancerVerticle extends VerticleBase {
     @Override
     public void published(BalancerSnapshot next) {
       metrics.syncTopology(table.backendIds(), table.serviceNames());
+      discoveries.publishSources(table);
       table.backends().forEach(BalancerVerticle.this::updateReadings);
       snapshot = next;
       vertx.eventBus().publish(Addresses.SNAPSHOT, next, LOCAL);
@@ -366,6 +375,21 @@ public final class BalancerVerticle extends VerticleBase {
     BalancerCommand.RemoveBackend c = (BalancerCommand.RemoveBackend) cmd;
     table.removeBackend(c.service(), c.id(), now);
     return new Answer(TableJson.backend(table, c.id(), c.service(), slots.view()), 200, List.of());
+  }
+
+  /** A discovery's command: applied here alone (not relayed), a rejection logged. */
+  private void applyLocally(BalancerCommand cmd) {
+    try {
+      execute(cmd);
+    } catch (CommandRejected e) {
+      LOG.warn("{} rejected: {}", cmd.describe(), e.getMessage());
+    }
+  }
+
+  /** The state of a backend in a service; {@code null} if the service does not list it. */
+  private BackendState stateIn(String service, String id) {
+    BackendView b = table.members(service).contains(id) ? table.backend(id) : null;
+    return b == null ? null : b.state();
   }
 
   /** A command's answer to the admin caller: its JSON and HTTP status, and the ids an add-backends named. */

@@ -200,6 +200,8 @@ class DashboardBrowserTest {
     }
     for (String id : API) {
       assertThat(row("api", id).findElement(By.cssSelector(".backend-id")).getText()).isEqualTo(id);
+      assertThat(row("api", id).findElement(By.cssSelector(".source")).getText()).as("where it comes from")
+          .isEqualTo("config");
     }
 
     // Under load the active bars fill and requests/s climb, refreshed by the page's own polling.
