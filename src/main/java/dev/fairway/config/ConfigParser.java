@@ -213,6 +213,7 @@ public final class ConfigParser {
       }
       out.add(svc);
     }
+    SplitParser.check(nodes, out);
     return out;
   }
 
@@ -236,6 +237,8 @@ public final class ConfigParser {
     UpstreamTls tls = UpstreamTlsParser.parse(n.object("tls"));
     GrpcSettings grpc = GrpcParser.parse(n.object("grpc"));
     ServiceOverload overload = OverloadParser.service(n);
+    HeaderRules headers = HeaderRulesParser.parse(n);
+    List<SplitTarget> split = SplitParser.targets(n);
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (Node b : n.objects("backends")) {
@@ -252,8 +255,8 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, HeaderRules.NONE,
-        List.of(), DnsDiscovery.NONE);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, headers, split,
+        DnsDiscovery.NONE);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {
