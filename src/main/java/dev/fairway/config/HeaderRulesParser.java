@@ -67,7 +67,9 @@ final class HeaderRulesParser {
       String path = n.child(key) + "." + name;
       boolean ok = name(n, path, name, names);
       if (!(f.getValue() instanceof String value) || !validValue(value)) {
-        n.problemAt(path, Node.show(f.getValue()) + " is invalid; expected " + VALUE_EXPECTED);
+        Object shown = f.getValue() instanceof String text ? text.replace("\r", "\\r").replace("\n", "\\n")
+            .replace("\0", "\\0") : f.getValue();
+        n.problemAt(path, Node.show(shown) + " is invalid; expected " + VALUE_EXPECTED);
       } else if (ok) {
         out.put(name, value);
       }

@@ -10,7 +10,7 @@ import java.util.Map;
  * shares are exact per lane and close overall.
  *
  * <p>Example: a service {@code canary} with {@code split} v1=95, v2=5 matched by 100 requests on one
- * lane: {@code resolve} returns v1's route 95 times and v2's 5 times (the 10th, 30th, ... request);
+ * lane: {@code resolve} returns v1's route 95 times and v2's 5 times (the 11th, 31st, ... request);
  * a route without a split is returned as it is.
  */
 public final class SplitPicks {

@@ -9,7 +9,7 @@ import java.util.List;
  * out, not bunched. Deterministic, no randomness; not thread-safe (one per lane).
  *
  * <p>Example: weights v1=5, v2=1, v3=1 give {@code v1 v1 v2 v1 v3 v1 v1}, then the same again;
- * v1=95, v2=5 give v2 at picks 10, 30, 50, 70 and 90 of every hundred.
+ * v1=95, v2=5 give v2 at picks 11, 31, 51, 71 and 91 of every hundred.
  */
 public final class WeightedSplit {
   private final List<SplitTarget> targets;
