@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Per-service header rules and the weighted split with real backends and a real Fairway: the
  * backend reads the request edits and the client the response edits, on the byte path and the
- * decoded path, over HTTP/1.1 and HTTP/2, but Fairway's own answers stay as they are; a config
+ * decoded path, over HTTP/1.1 and HTTP/2 on either side, but Fairway's own answers stay as they are; a config
  * that edits a reserved header does not start (exit 2); a 95/5 split over 100 requests on one
  * connection gives exactly 95/5 in smooth order, served with the target's own header rules.
  */
@@ -73,6 +73,8 @@ class HeaderRulesAndSplitIT {
     }));
     TestConfig config = TestConfig.service("api", backend("e", echo.port(), 10));
     config.lastService().put("requestHeaders", REQUEST_RULES).put("responseHeaders", RESPONSE_RULES);
+    config.addService("h2", "/h2", backend("e2", echo.port(), 10).put("url", "h2c://127.0.0.1:" + echo.port()));
+    config.lastService().put("requestHeaders", REQUEST_RULES).put("responseHeaders", RESPONSE_RULES);
     config.addService("down", "/down", backend("d", FreePorts.one(), 10));
     config.lastService().put("responseHeaders", RESPONSE_RULES);
     Fairway fairway = TestFairway.start(vertx, config.build());
@@ -84,15 +86,15 @@ class HeaderRulesAndSplitIT {
 
     List<String> answers = new ArrayList<>();
     for (HttpClient client : List.of(h1, h2)) {
-      for (String path : List.of("/x", "/x/chunked")) {
+      for (String path : List.of("/x", "/x/chunked", "/h2/x", "/h2/x/chunked")) {
         answers.add(send(vertx, client, fairway.proxyPort(), HttpMethod.GET, path, null));
         answers.add(send(vertx, client, fairway.proxyPort(), HttpMethod.POST, path, "body"));
       }
     }
     String own = send(vertx, h1, fairway.proxyPort(), HttpMethod.GET, "/down", null);
 
-    assertThat(answers).as("bodiless and with a body, length-framed and chunked, HTTP/1.1 and HTTP/2")
-        .hasSize(8).containsOnly(edited);
+    assertThat(answers).as("bodiless and with a body, length-framed and chunked, HTTP/1.1 and HTTP/2 clients, "
+        + "HTTP/1.1 and h2c backends").hasSize(16).containsOnly(edited);
     assertThat(own).as("Fairway's own answer is not the backend's: no response rules")
         .startsWith("503 ").endsWith("server=null x-debug=null x-keep=null x-frame-options=[] x-served-by=[]");
     TestFairway.assertIdleSoon(fairway);
