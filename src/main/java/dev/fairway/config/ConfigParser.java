@@ -100,6 +100,7 @@ public final class ConfigParser {
     OverloadSettings overload = OverloadParser.headers(root.object("overload"));
     ClusterSettings cluster = cluster(root.object("cluster"));
     List<ServiceConfig> services = services(root);
+    HeaderRulesParser.checkOverloadHeaders(services, overload, problems);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
     checkPorts(proxy, admin, demo);

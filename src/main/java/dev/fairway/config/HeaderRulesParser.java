@@ -19,6 +19,7 @@ import java.util.Map;
 final class HeaderRulesParser {
   private static final String VALUE_EXPECTED = "a string of visible characters, spaces and tabs (no CR, LF, NUL "
       + "or other control character, nothing beyond ISO-8859-1)";
+
   private HeaderRulesParser() {
   }
 
@@ -29,6 +30,37 @@ final class HeaderRulesParser {
     }
     HeaderRules rules = new HeaderRules(edit(service.object("requestHeaders")), edit(service.object("responseHeaders")));
     return rules.isEmpty() ? HeaderRules.NONE : rules;
+  }
+
+  /**
+   * Records a problem for each request rule naming {@code overload.criticalityHeader} or
+   * {@code overload.deadlineHeader}: Fairway reads those from the client and writes them to the
+   * backend itself.
+   *
+   * @param services the parsed services, at {@code services[i]}
+   */
+  static void checkOverloadHeaders(List<ServiceConfig> services, OverloadSettings o, List<String> problems) {
+    for (int i = 0; i < services.size(); i++) {
+      HeaderEdit e = services.get(i).headers().request();
+      String at = "services[" + i + "].requestHeaders.";
+      for (String name : e.remove()) {
+        checkOverloadHeader(problems, at + "remove", name, o);
+      }
+      for (String name : e.set().keySet()) {
+        checkOverloadHeader(problems, at + "set." + name, name, o);
+      }
+      for (String name : e.add().keySet()) {
+        checkOverloadHeader(problems, at + "add." + name, name, o);
+      }
+    }
+  }
+
+  private static void checkOverloadHeader(List<String> problems, String path, String name, OverloadSettings o) {
+    if (name.equalsIgnoreCase(o.criticalityHeader()) || name.equalsIgnoreCase(o.deadlineHeader())) {
+      problems.add(path + ": " + Node.show(name) + " is invalid; expected a header other than "
+          + "overload.criticalityHeader and overload.deadlineHeader (" + o.criticalityHeader() + ", "
+          + o.deadlineHeader() + "), which Fairway forwards itself");
+    }
   }
 
   private static HeaderEdit edit(Node n) {

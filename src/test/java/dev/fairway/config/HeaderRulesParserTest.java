@@ -68,6 +68,17 @@ class HeaderRulesParserTest {
             S + "responseHeaders: 1 is invalid; expected a JSON object");
   }
 
+  @Test
+  void theOverloadHeadersAreFairwaysOwnToo() {
+    String expected = "expected a header other than overload.criticalityHeader and overload.deadlineHeader "
+        + "(X-Criticality, X-Request-Timeout-Ms), which Fairway forwards itself";
+    assertThat(problems(", \"requestHeaders\": {\"set\": {\"x-criticality\": \"sheddable\"}, "
+        + "\"remove\": [\"X-Request-Timeout-Ms\"]}, \"responseHeaders\": {\"set\": {\"X-Criticality\": \"a\"}}"))
+        .containsExactly(
+            S + "requestHeaders.remove: \"x-request-timeout-ms\" is invalid; " + expected,
+            S + "requestHeaders.set.x-criticality: \"x-criticality\" is invalid; " + expected);
+  }
+
   private static String config(String keys) {
     return "{\"services\": [{\"name\": \"api\"" + keys + ", \"backends\": [{\"url\": \"http://127.0.0.1:9001\"}]}]}";
   }
