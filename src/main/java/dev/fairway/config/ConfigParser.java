@@ -101,6 +101,7 @@ public final class ConfigParser {
     ClusterSettings cluster = cluster(root.object("cluster"));
     TracingSettings tracing = TracingParser.parse(root.object("tracing"));
     List<ServiceConfig> services = services(root);
+    HeaderRulesParser.checkOverloadHeaders(services, overload, problems);
     Optional<DemoSettings> demo = root.has("demo") ? Optional.of(demo(root.object("demo"))) : Optional.empty();
     root.rejectUnknownKeys();
     checkPorts(proxy, admin, demo);
@@ -216,6 +217,7 @@ public final class ConfigParser {
       }
       out.add(svc);
     }
+    SplitParser.check(nodes, out);
     return out;
   }
 
@@ -239,6 +241,8 @@ public final class ConfigParser {
     UpstreamTls tls = UpstreamTlsParser.parse(n.object("tls"));
     GrpcSettings grpc = GrpcParser.parse(n.object("grpc"));
     ServiceOverload overload = OverloadParser.service(n);
+    HeaderRules headers = HeaderRulesParser.parse(n);
+    List<SplitTarget> split = SplitParser.targets(n);
     DnsDiscovery discovery = DiscoveryParser.parse(n, slots.capacity());
     List<BackendConfig> backends = new ArrayList<>();
     Set<String> ids = new HashSet<>();
@@ -256,8 +260,8 @@ public final class ConfigParser {
     }
     n.rejectUnknownKeys();
     return new ServiceConfig(name, match, strategy, subsetSize, slots, timeouts, health, balancing, backends,
-        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, HeaderRules.NONE,
-        List.of(), discovery);
+        outliers, slowStartMs, slowStartInitialPercent, panicThresholdPercent, tls, grpc, overload, headers, split,
+        discovery);
   }
 
   private void checkSameBackendEverywhere(Node b, BackendConfig backend) {

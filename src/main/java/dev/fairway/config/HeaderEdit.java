@@ -1,13 +1,17 @@
 package dev.fairway.config;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Header changes applied to one direction of a service's traffic.
  *
- * <p>Example: {@code {"set": {"X-Env": "prod"}, "add": {"Via": "1.1 fairway"}, "remove": ["Server"]}}
- * replaces any {@code X-Env} with {@code prod}, appends a {@code Via} value and drops {@code Server}.
+ * <p>Example: {@code {"set": {"X-Env": "prod"}, "add": {"X-Served-By": "fairway"}, "remove": ["Server"]}}
+ * replaces any {@code X-Env} with {@code prod}, appends an {@code X-Served-By} value and drops {@code Server}.
+ * They apply in that order: remove, then set, then add; names match in any case, and set and
+ * added fields go out in the order given.
  *
  * @param set    headers whose values are replaced (added when absent)
  * @param add    headers appended, after any the message already has
@@ -18,8 +22,8 @@ public record HeaderEdit(Map<String, String> set, Map<String, String> add, List<
   public static final HeaderEdit NONE = new HeaderEdit(Map.of(), Map.of(), List.of());
 
   public HeaderEdit {
-    set = Map.copyOf(set);
-    add = Map.copyOf(add);
+    set = Collections.unmodifiableMap(new LinkedHashMap<>(set));
+    add = Collections.unmodifiableMap(new LinkedHashMap<>(add));
     remove = List.copyOf(remove);
   }
 

@@ -21,13 +21,6 @@ import java.util.Set;
  * refused-stream, 502, 503, 504}.
  */
 final class OverloadParser {
-  /** Fields that never reach the backend as sent (hop-by-hop, RFC 9110 §7.6.1) or that Fairway sets or consumes. */
-  private static final Set<String> RESERVED = Set.of("connection", "keep-alive", "proxy-connection",
-      "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "expect",
-      "content-length", "via", "forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "lame-duck",
-      "endpoint-load-metrics", "endpoint-load-metrics-bin", "grpc-timeout", "traceparent", "tracestate");
-  private static final String HEADER_EXPECTED = "a header name made of token characters (RFC 9110 §5.6.2), with no "
-      + "underscore, not hop-by-hop and not one Fairway sets or reads itself (Host, Via, Forwarded, X-Forwarded-*, grpc-timeout, traceparent, ...)";
   /** Largest {@code throttle.k}: beyond it, throttling would only start below a 1 % accept rate. */
   static final double MAX_K = 100;
 
@@ -65,8 +58,8 @@ final class OverloadParser {
 
   private static String header(Node n, String key, String dflt) {
     String name = n.string(key, dflt);
-    if (!isToken(name) || name.indexOf('_') >= 0 || RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
-      n.problem(key, name, HEADER_EXPECTED);
+    if (!ReservedHeaders.isAllowed(name)) {
+      n.problem(key, name, ReservedHeaders.EXPECTED);
       return dflt;
     }
     return name;

@@ -1,6 +1,7 @@
 package dev.fairway.control;
 
 import dev.fairway.config.ServiceConfig;
+import dev.fairway.config.SplitTarget;
 import dev.fairway.slots.TableView;
 import dev.fairway.table.BackendTable;
 import dev.fairway.table.BackendView;
@@ -16,7 +17,8 @@ import java.util.Map;
  * {@code {"id":"b1","url":"http://127.0.0.1:9001","state":"healthy","reason":"...","inSubset":true,
  * "active":2,"capacity":3,"weight":1.0,"utilization":0.0,"qps":12.5,"eps":0.0,"latencyMs":3.1}}. A
  * backend standing in for an unavailable subset member of the service adds
- * {@code "standsInFor":"b3"} (its {@code inSubset} stays false).
+ * {@code "standsInFor":"b3"} (its {@code inSubset} stays false). A service that splits its requests
+ * adds {@code "split":[{"service":"v1","weight":95},{"service":"v2","weight":5}]}.
  */
 final class TableJson {
   private TableJson() {
@@ -37,7 +39,7 @@ final class TableJson {
           list.add(b);
         }
       }
-      out.add(new JsonObject()
+      JsonObject service = new JsonObject()
           .put("name", s.name())
           .put("strategy", s.strategy().configName())
           .put("waiting", sc == null ? 0 : sc.waiting())
@@ -47,9 +49,19 @@ final class TableJson {
           .put("clientCount", table.clientCount())
           .put("configVersion", table.configVersion())
           .put("configHash", table.configHash())
-          .put("backends", list));
+          .put("backends", list);
+      out.add(s.split().isEmpty() ? service : service.put("split", split(s)));
     }
     return out;
+  }
+
+  /** A split service's targets: {@code [{"service":"v1","weight":95}, ...]}. */
+  private static JsonArray split(ServiceConfig s) {
+    JsonArray targets = new JsonArray();
+    for (SplitTarget t : s.split()) {
+      targets.add(new JsonObject().put("service", t.service()).put("weight", t.weight()));
+    }
+    return targets;
   }
 
   /**

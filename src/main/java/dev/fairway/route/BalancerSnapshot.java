@@ -2,7 +2,9 @@ package dev.fairway.route;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -16,8 +18,9 @@ import java.util.function.Function;
  * @param version increases with every published snapshot
  * @param routes  routes in match order (longest prefix first, exact host before {@code *}, more
  *                conditions first, then file order)
+ * @param byName  the same routes by service name (for the targets of a split)
  */
-public record BalancerSnapshot(long version, List<Route> routes) {
+public record BalancerSnapshot(long version, List<Route> routes, Map<String, Route> byName) {
   private static final Comparator<Route> MATCH_ORDER = Comparator
       .comparingInt((Route r) -> -r.match().pathPrefix().length())
       .thenComparing(r -> "*".equals(r.match().host()))
@@ -30,6 +33,25 @@ public record BalancerSnapshot(long version, List<Route> routes) {
     List<Route> sorted = new ArrayList<>(routes);
     sorted.sort(MATCH_ORDER);
     routes = List.copyOf(sorted);
+    byName = Map.copyOf(byName);
+  }
+
+  /** A snapshot of {@code routes}, found by service name too. */
+  public BalancerSnapshot(long version, List<Route> routes) {
+    this(version, routes, index(routes));
+  }
+
+  private static Map<String, Route> index(List<Route> routes) {
+    Map<String, Route> out = new HashMap<>();
+    for (Route r : routes) {
+      out.put(r.service(), r);
+    }
+    return out;
+  }
+
+  /** The route of the service {@code name}, or {@code null}. */
+  public Route service(String name) {
+    return byName.get(name);
   }
 
   /**

@@ -146,7 +146,7 @@ public final class BackendTable {
     List<Route> routes = new ArrayList<>();
     for (ServiceConfig s : services.values()) {
       routes.add(new Route(s.name(), s.match(), s.timeouts(), s.slots(), slots.service(s.name()), s.tls(),
-          s.grpc().errorCodes(), s.overload()));
+          s.grpc().errorCodes(), s.overload(), s.headers(), s.split()));
     }
     snapshot = new BalancerSnapshot(snapshot.version() + 1, routes);
     listener.published(snapshot);

@@ -174,6 +174,10 @@ final class Roster {
     if (s == null) {
       throw new CommandRejected(404, "unknown service " + service);
     }
+    if (!s.split().isEmpty()) {
+      throw new CommandRejected(400, "service " + service + " splits its requests between other services and takes "
+          + "no backends; expected one of its split targets");
+    }
     List<BackendConfig> added;
     try {
       added = ConfigParser.parseBackends(body, s.slots().capacity());

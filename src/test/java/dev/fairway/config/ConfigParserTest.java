@@ -300,7 +300,8 @@ class ConfigParserTest {
             + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls, acceptProxyProtocol",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
-            + "panicThresholdPercent, tls, grpc, defaultCriticality, retry, throttle, discovery, backends",
+            + "panicThresholdPercent, tls, grpc, defaultCriticality, retry, throttle, requestHeaders, "
+            + "responseHeaders, split, discovery, backends",
         "services[0].slots.capacty: unknown key; expected one of capacity, waitTimeoutMs, maxWaiting, maxActive",
         "services[0].backends[0].wieght: unknown key; expected one of url, capacity, weight, id",
         "demo.backends[1].prt: unknown key; expected one of port, workMs");

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 class OverloadParserTest {
   private static final String S = "services[0].";
   private static final String HEADER = "a header name made of token characters (RFC 9110 §5.6.2), with no underscore, "
-      + "not hop-by-hop and not one Fairway sets or reads itself (Host, Via, Forwarded, X-Forwarded-*, grpc-timeout, traceparent, ...)";
+      + "not hop-by-hop and not one Fairway sets or reads itself (Host, Via, Forwarded, X-Forwarded-*, "
+      + "X-Request-Id, X-Fairway-*, grpc-timeout, traceparent, tracestate, ...)";
   private static final String ON = "connect-failure, reset, refused-stream, 502, 503, 504";
   private static final String CLASSES = "critical-plus, critical, sheddable-plus, sheddable";
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.config.HeaderCondition;
 import dev.fairway.config.HeaderCondition.Kind;
+import dev.fairway.config.HeaderRules;
 import dev.fairway.config.MatchRule;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,6 @@ class BalancerSnapshotTest {
   }
 
   private static Route route(String service, MatchRule match) {
-    return new Route(service, match, null, null, null, null, null, null);
+    return new Route(service, match, null, null, null, null, null, null, HeaderRules.NONE, List.of());
   }
 }

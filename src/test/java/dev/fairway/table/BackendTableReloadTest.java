@@ -152,6 +152,17 @@ class BackendTableReloadTest extends TableHarness {
     assertThat(take()).isEmpty();
   }
 
+  @Test
+  void aSplitServiceTakesNoBackendsByApi() {
+    Map<String, Object> split = service("s", 0);
+    split.put("split", List.of(Map.of("service", "a", "weight", 1)));
+    start(config(service("a", 0, backend("b1", 9001, 1)), split));
+    assertThat(rejection(() -> table.addBackends("s", List.of(Map.of("url", "http://127.0.0.1:9002")), now)))
+        .isEqualTo("400 service s splits its requests between other services and takes no backends; expected one of "
+            + "its split targets");
+    assertThat(table.members("s")).isEmpty();
+  }
+
   private static String rejection(Runnable command) {
     try {
       command.run();

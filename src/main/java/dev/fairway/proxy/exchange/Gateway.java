@@ -1,11 +1,13 @@
 package dev.fairway.proxy.exchange;
 
 import dev.fairway.config.EdgeLimits;
+import dev.fairway.config.HeaderEdit;
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.RequestId;
 import dev.fairway.route.BalancerSnapshot;
 import dev.fairway.route.Route;
+import dev.fairway.route.SplitPicks;
 import dev.fairway.route.TargetRewrite;
 import dev.fairway.tracing.TraceSpan;
 import java.util.Locale;
@@ -18,11 +20,16 @@ import java.util.function.Supplier;
  *
  * <p>Example: {@code GET http://Shop:8080/api/x?y} is routed by host {@code shop} and path
  * {@code /api/x}, with {@code Shop:8080} as its authority (the absolute form wins over
- * {@code Host}); with no route for it the client gets Fairway's {@code 404} and no exchange.
+ * {@code Host}); with no route for it the client gets Fairway's {@code 404} and no exchange. A
+ * route that splits hands the request to a target service picked by weight, in this lane's own
+ * sequence ({@link SplitPicks}); the matched route's path rewrite and the serving route's
+ * {@code requestHeaders} apply.
  */
 public final class Gateway {
   private final ExchangeContext ctx;
   private final Supplier<BalancerSnapshot> snapshot;
+  /** This lane's weighted picks among split targets. */
+  private final SplitPicks splits = new SplitPicks();
 
   public Gateway(ExchangeContext ctx, Supplier<BalancerSnapshot> snapshot) {
     this.ctx = ctx;
@@ -63,14 +70,20 @@ public final class Gateway {
         pathStart = slash < 0 ? uri.length() : slash;
       }
     }
-    Route route = snapshot.get().route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req::field);
+    BalancerSnapshot routes = snapshot.get();
+    Route matched = routes.route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req::field);
+    Route route = matched == null ? null : splits.resolve(routes, matched);
     if (route == null) {
       answer(conn, req, Failure.NO_ROUTE, requestId);
       return null;
     }
-    String rewrite = route.match().rewritePrefix();
+    String rewrite = matched.match().rewritePrefix();
     if (rewrite != null) {
-      req.forwardTarget(TargetRewrite.apply(uri, pathStart, route.match().pathPrefix(), rewrite));
+      req.forwardTarget(TargetRewrite.apply(uri, pathStart, matched.match().pathPrefix(), rewrite));
+    }
+    HeaderEdit edit = route.headers().request();
+    if (!edit.isEmpty()) {
+      req.editFields(edit);
     }
     return new Exchange(ctx, conn, req, route, authority, requestId);
   }

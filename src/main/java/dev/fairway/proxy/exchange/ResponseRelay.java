@@ -1,8 +1,10 @@
 package dev.fairway.proxy.exchange;
 
+import dev.fairway.config.HeaderEdit;
 import dev.fairway.grpc.GrpcStatus;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.FieldEdits;
 import dev.fairway.proxy.wire.ForwardingRules;
 import dev.fairway.proxy.wire.Headers;
 import dev.fairway.proxy.wire.RawBody;
@@ -32,7 +34,8 @@ import io.netty.util.ReferenceCountUtil;
  * <p>Example: an HTTP/1.0 client's request answered by a chunked {@code 200} gets a head without
  * {@code Transfer-Encoding} and with {@code Connection: close}: the body runs to the connection's
  * end. A {@code 103 Early Hints} goes to an HTTP/1.1 client before the final head; a
- * {@code 101} nobody asked for is a bad response (502).
+ * {@code 101} nobody asked for is a bad response (502). The service's {@code responseHeaders}
+ * edit the final head after those rules; 1xx heads and Fairway's own answers are left as they are.
  */
 final class ResponseRelay {
   private static final String GRPC_STATUS = "grpc-status";
@@ -101,6 +104,10 @@ final class ResponseRelay {
     closeClient = !clientKeepAlive || x.draining();
     boolean bodyless = r.bodyLength() == 0;
     r.requestId(x.requestId);
+    HeaderEdit edit = x.route.headers().response();
+    if (!edit.isEmpty()) {
+      r.edit(edit);
+    }
     Object head = x.conn.rawHead(r, clientVersion == HttpVersion.HTTP_1_0, closeClient, bodyless);
     x.responseBegins(r.status(), r.retryAfter(), r.loadReport(), r.lameDuck(), r.keepAlive());
     grpcStatus(r.grpcStatus());
@@ -163,6 +170,10 @@ final class ResponseRelay {
     boolean framed = h.contains(HttpHeaderNames.CONTENT_LENGTH);
     Headers.toClient(h);
     h.set(RequestId.HEADER, x.requestId);
+    HeaderEdit edit = x.route.headers().response();
+    if (!edit.isEmpty()) {
+      FieldEdits.apply(h, edit);
+    }
     HttpVersion version = clientVersion;
     r.setProtocolVersion(version);
     closeClient = !clientKeepAlive || x.draining();

@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import dev.fairway.config.HeaderEdit;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -49,6 +50,12 @@ public interface ClientRequest {
 
   /** The backend's request line carries {@code target} instead of the client's ({@link #uri} stays the client's). */
   void forwardTarget(String target);
+
+  /**
+   * The backend's head gets the service's {@code requestHeaders} edit (not empty), applied after
+   * the {@link ForwardingRules} ({@link FieldEdits}); takes effect at the next {@link #toBackend}.
+   */
+  void editFields(HeaderEdit edit);
 
   /** Whether a body follows the head (RFC 9112 §6.3: only a framing field says so). */
   boolean hasBody();

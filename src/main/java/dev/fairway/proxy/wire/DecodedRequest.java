@@ -1,5 +1,6 @@
 package dev.fairway.proxy.wire;
 
+import dev.fairway.config.HeaderEdit;
 import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -36,6 +37,8 @@ public final class DecodedRequest implements ClientRequest {
   private boolean prepared;
   /** The client's {@code te} listed {@code trailers} (read before the rules drop {@code te}). */
   private boolean teTrailers;
+  /** The service's {@code requestHeaders} ({@link #editFields}); {@code null}: none. */
+  private HeaderEdit edit;
 
   public DecodedRequest(HttpRequest req) {
     this.req = req;
@@ -89,6 +92,11 @@ public final class DecodedRequest implements ClientRequest {
   @Override
   public void forwardTarget(String target) {
     req.setUri(target);
+  }
+
+  @Override
+  public void editFields(HeaderEdit e) {
+    edit = e;
   }
 
   @Override
@@ -170,6 +178,9 @@ public final class DecodedRequest implements ClientRequest {
     boolean chunked = HttpUtil.isTransferEncodingChunked(req);
     teTrailers = ForwardingRules.teTrailers(h.get(HttpHeaderNames.TE));
     Headers.toBackend(h, client, tls, authority, trustedHops, via);
+    if (edit != null) {
+      FieldEdits.apply(h, edit);
+    }
     h.set(HttpHeaderNames.HOST, authority != null ? authority : fallbackHost);
     if (chunked) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

@@ -4,6 +4,7 @@ import static dev.fairway.proxy.wire.HeadBytes.indexOf;
 import static dev.fairway.proxy.wire.HeadBytes.nameIs;
 import static dev.fairway.proxy.wire.HeadBytes.value;
 
+import dev.fairway.config.HeaderEdit;
 import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -59,6 +60,8 @@ public final class RawRequest implements ClientRequest {
   private ByteBuf backendHead;
   /** The target the backend gets ({@link #forwardTarget}); {@code null}: the client's. */
   private String backendTarget;
+  /** The service's {@code requestHeaders} ({@link #editFields}); {@code null}: none. */
+  private HeaderEdit edit;
 
   /** @param head a valid request head (checked by {@link HeadCheck}), not shared with anyone */
   RawRequest(byte[] head) {
@@ -270,7 +273,7 @@ public final class RawRequest implements ClientRequest {
       int colon = indexOf(h, (byte) ':', s, e);
       switch (ForwardingRules.request(h, s, colon - s, connection)) {
         case KEEP -> {
-          if (!replaced.names(h, s, colon - s)) {
+          if (!replaced.names(h, s, colon - s) && (edit == null || !FieldEdits.drops(edit, h, s, colon - s))) {
             out.writeBytes(h, s, e + 2 - s);
           }
         }
@@ -295,6 +298,9 @@ public final class RawRequest implements ClientRequest {
       if (replaced.value(i) != null) {
         field(out, replaced.name(i), replaced.value(i));
       }
+    }
+    if (edit != null) {
+      FieldEdits.write(out, edit);
     }
     field(out, "Host", authority != null ? authority : fallbackHost);
     backendHead = out.writeByte('\r').writeByte('\n');
@@ -360,6 +366,11 @@ public final class RawRequest implements ClientRequest {
   @Override
   public void forwardTarget(String target) {
     backendTarget = target;
+  }
+
+  @Override
+  public void editFields(HeaderEdit e) {
+    edit = e;
   }
 
   @Override

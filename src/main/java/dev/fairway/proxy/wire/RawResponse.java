@@ -4,6 +4,7 @@ import static dev.fairway.proxy.wire.HeadBytes.indexOf;
 import static dev.fairway.proxy.wire.HeadBytes.nameIs;
 import static dev.fairway.proxy.wire.HeadBytes.value;
 
+import dev.fairway.config.HeaderEdit;
 import dev.fairway.grpc.GrpcStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -52,6 +53,8 @@ public final class RawResponse {
   private String connection;
   private String priorVia;
   private String requestId;
+  /** The service's {@code responseHeaders}; {@code null}: none. */
+  private HeaderEdit edit;
   /** Where the status line ends, once {@link #scan} has read the fields; -1 before. */
   private int statusLineEnd = -1;
 
@@ -109,9 +112,18 @@ public final class RawResponse {
     requestId = id;
   }
 
-  /** Whether the field at {@code h[s, s + n)} is the backend's {@code X-Request-Id}, replaced by {@link #requestId}. */
-  private boolean replacedId(byte[] h, int s, int n) {
-    return requestId != null && n == 12 && HeadBytes.nameIs(h, s, RequestId.HEADER);
+  /** The client's head gets the service's {@code responseHeaders} edit (not empty), after Fairway's own fields. */
+  public void edit(HeaderEdit e) {
+    edit = e;
+  }
+
+  /**
+   * Whether the field at {@code h[s, s + n)} is replaced: the backend's {@code X-Request-Id} by
+   * {@link #requestId}, or one the {@link #edit} removes or sets.
+   */
+  private boolean replaced(byte[] h, int s, int n) {
+    return requestId != null && n == 12 && HeadBytes.nameIs(h, s, RequestId.HEADER)
+        || edit != null && FieldEdits.drops(edit, h, s, n);
   }
 
   /**
@@ -129,7 +141,7 @@ public final class RawResponse {
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
-      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP && !replacedId(h, s, colon - s)) {
+      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP && !replaced(h, s, colon - s)) {
         out.writeBytes(h, s, e + 2 - s);
       }
       s = e + 2;
@@ -142,6 +154,9 @@ public final class RawResponse {
     }
     if (requestId != null) {
       out.writeCharSequence("X-Request-Id: " + requestId + "\r\n", StandardCharsets.ISO_8859_1);
+    }
+    if (edit != null) {
+      FieldEdits.write(out, edit);
     }
     if (closeClient) {
       out.writeBytes(CLOSE_LINE);
@@ -167,7 +182,7 @@ public final class RawResponse {
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
       int colon = indexOf(h, (byte) ':', s, e);
-      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP && !replacedId(h, s, colon - s)) {
+      if (ForwardingRules.response(h, s, colon - s, connection) == ForwardingRules.Rule.KEEP && !replaced(h, s, colon - s)) {
         int v = colon + 1;
         while (v < e && (h[v] == ' ' || h[v] == '\t')) {
           v++;
@@ -183,6 +198,9 @@ public final class RawResponse {
     out.add(VIA_NAME, priorVia == null ? VIA_VALUE : new AsciiString(ForwardingRules.via(priorVia, ForwardingRules.VIA_TOKEN)));
     if (requestId != null) {
       out.add(RequestId.HEADER, requestId);
+    }
+    if (edit != null) {
+      FieldEdits.addTo(out, edit);
     }
     return out;
   }
