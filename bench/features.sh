@@ -68,8 +68,8 @@ start_nginx 3 "$OTLP"
 
 # edit_config FILE JQ_FILTER: rewrites a generated config in place
 edit_config() { jq "$2" "$1" > "$1.new" && mv "$1.new" "$1"; }
-# wrk_args NAME: the extra wrk arguments of a configuration
-wrk_args() { if [[ $1 == reqid ]]; then echo "-H X-Request-Id:bench-0123456789abcdef"; fi; }
+# wrk's -H needs "Name: value" with the space, or it drops the header
+REQID_HEADER="X-Request-Id: bench-0123456789abcdef"
 
 declare -A PORT PID
 for i in "${!CFG[@]}"; do
@@ -117,8 +117,8 @@ for (( r = 1; r <= ROUNDS; r++ )); do
   for (( j = 0; j < n; j++ )); do
     name=${CFG[$(( (j + r - 1) % n ))]}
     l=$(loadavg)
-    # shellcheck disable=SC2046
-    read -r rps p99 err _ <<< "$(run_wrk "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$DURATION" "" $(wrk_args "$name"))"
+    args=(); if [[ $name == reqid ]]; then args=(-H "$REQID_HEADER"); fi
+    read -r rps p99 err _ <<< "$(run_wrk "http://$HOST:${PORT[$name]}$URLPATH" "$CONNS" "$DURATION" "" "${args[@]}")"
     printf '%d\t%s\t%s\t%s\t%s\t%s\n' "$r" "$name" "$rps" "$p99" "$err" "$l" >> "$RAW"
     log "round $r/$ROUNDS $name: $rps req/s, p99 $p99 ms, errors $err"
   done
