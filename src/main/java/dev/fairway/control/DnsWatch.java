@@ -14,6 +14,7 @@ import io.vertx.core.dns.DnsClientOptions;
 import io.vertx.core.dns.DnsException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one service's discovered backends in step with its DNS name: looks it up, turns the answer
  * into add-backends and remove-backend commands for this member's balancer alone (never relayed to
- * the cluster: each member resolves for itself), and looks up again after {@code refreshMs} (SRV:
- * sooner when the answer's TTL is shorter; A: Vert.x's DNS client does not tell the TTL).
+ * the cluster: each member resolves for itself), and looks up again after {@code refreshMs}, sooner
+ * when the answer's TTL is shorter (SRV through Vert.x's DNS client, A through {@link ARecordQuery},
+ * which reports TTLs).
  *
  * <p>Example: {@code api.internal} answers 10.0.0.1, 10.0.0.2, 10.0.0.3: three backends join
  * service {@code api} (each serves once a health check passes). The next answer is 10.0.0.2,
@@ -44,7 +46,10 @@ final class DnsWatch {
   private final Vertx vertx;
   private final String service;
   private final DnsDiscovery discovery;
+  /** SRV lookups ({@code null} for A). */
   private final DnsClient client;
+  /** A lookups, with TTLs ({@code null} for SRV). */
+  private final ARecordQuery aRecords;
   private final long queryTimeoutMs;
   private final Consumer<BalancerCommand> apply;
   private final BiFunction<String, String, BackendState> state;
@@ -73,7 +78,10 @@ final class DnsWatch {
       options.setHost(discovery.serverHost()).setPort(discovery.serverPort());
     }
     this.queryTimeoutMs = Math.min(5000, discovery.refreshMs());
-    this.client = vertx.createDnsClient(options.setQueryTimeout(queryTimeoutMs));
+    boolean a = discovery.type().equals(DnsDiscovery.A);
+    this.client = a ? null : vertx.createDnsClient(options.setQueryTimeout(queryTimeoutMs));
+    this.aRecords = !a ? null : new ARecordQuery(vertx, discovery.serverHost().isEmpty() ? null
+        : new InetSocketAddress(discovery.serverHost(), discovery.serverPort()), queryTimeoutMs);
   }
 
   DnsDiscovery discovery() {
@@ -94,7 +102,12 @@ final class DnsWatch {
     if (timer >= 0) {
       vertx.cancelTimer(timer);
     }
-    client.close();
+    if (client != null) {
+      client.close();
+    }
+    if (aRecords != null) {
+      aRecords.close();
+    }
   }
 
   private void lookup() {
@@ -116,14 +129,15 @@ final class DnsWatch {
     });
   }
 
-  /** One answer: its backends, and its shortest TTL when the client tells it. */
+  /** One answer: its backends, and its shortest TTL (empty when it has no records). */
   private record Answer(List<Discovered> backends, OptionalLong minTtlSeconds) {
   }
 
   private Future<Answer> answer() {
-    if (discovery.type().equals(DnsDiscovery.A)) {
-      return client.resolveA(discovery.name())
-          .map(ips -> new Answer(Answers.fromA(service, discovery, ips), OptionalLong.empty()));
+    if (aRecords != null) {
+      return aRecords.resolve(discovery.name()).map(records -> new Answer(
+          Answers.fromA(service, discovery, records.stream().map(ARecordQuery.Address::ip).toList()),
+          records.stream().mapToLong(ARecordQuery.Address::ttlSeconds).min()));
     }
     return client.resolveSRV(discovery.name()).map(records -> {
       List<SrvAnswer> answers = records.stream()

@@ -231,6 +231,23 @@ class DnsDiscoveryIT extends VertxTestBase {
   }
 
   @Test
+  void aRecordsAreLookedUpAgainAtTheirTtlNotOnlyAtRefreshMs() throws Exception {
+    IpBackend first = new IpBackend("127.0.0.1", 0, 1);
+    int port = first.server.actualPort();
+    IpBackend second = new IpBackend("127.0.0.2", port, 1);
+    dns.a("api.test", 1, "127.0.0.1");
+    Fairway fw = TestFairway.start(vertx, discovering(new JsonObject().put("dns", "A").put("name", "api.test")
+        .put("port", port).put("refreshMs", 600_000)).build());
+    String src = " dns:A api.test";
+    Await.until(() -> states(fw).equals(Map.of("api-127.0.0.1-" + port, "healthy" + src)));
+
+    // refreshMs is ten minutes: only the record's one-second TTL brings the new address in this soon.
+    dns.a("api.test", 1, "127.0.0.2");
+    Await.until(() -> states(fw).equals(Map.of("api-127.0.0.2-" + port, "healthy" + src)));
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/").body()).isEqualTo(second.ip);
+  }
+
+  @Test
   void discoveredBackendsAppearInMetricsWithTheirSource() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> req.response().end("b"));
     dns.a("api.test", 30, "127.0.0.1");
