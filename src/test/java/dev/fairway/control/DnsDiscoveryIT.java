@@ -74,6 +74,15 @@ class DnsDiscoveryIT extends VertxTestBase {
         .getJsonObject(0).getJsonArray("backends");
   }
 
+  /** A Fairway that discovers {@code b} as api.test's one A record (TTL 30, refreshMs 1000), once it serves. */
+  private Fairway discoveringOne(TestBackend b) throws Exception {
+    dns.a("api.test", 30, "127.0.0.1");
+    Fairway fw = TestFairway.start(vertx, discovering(new JsonObject().put("dns", "A").put("name", "api.test")
+        .put("port", b.port()).put("refreshMs", 1000)).build());
+    Await.until(() -> states(fw).equals(Map.of("api-127.0.0.1-" + b.port(), "healthy dns:A api.test")));
+    return fw;
+  }
+
   /** Each backend's id to {@code state source}. */
   private Map<String, String> states(Fairway fw) throws Exception {
     Map<String, String> out = new TreeMap<>();
@@ -155,11 +164,8 @@ class DnsDiscoveryIT extends VertxTestBase {
   @Test
   void aFailedOrEmptyLookupKeepsTheLastGoodSetAndLogsOnceUntilItRecovers() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> req.response().end("b"));
-    dns.a("api.test", 30, "127.0.0.1");
-    Fairway fw = TestFairway.start(vertx, discovering(new JsonObject().put("dns", "A").put("name", "api.test")
-        .put("port", b.port()).put("refreshMs", 1000)).build());
+    Fairway fw = discoveringOne(b);
     String id = "api-127.0.0.1-" + b.port();
-    Await.until(() -> states(fw).equals(Map.of(id, "healthy dns:A api.test")));
 
     dns.failing(true);
     int before = dns.queries();
@@ -185,11 +191,8 @@ class DnsDiscoveryIT extends VertxTestBase {
   @Test
   void aStoppedDnsServerKeepsTheBackendsAndLogsOneLine() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> req.response().end("b"));
-    dns.a("api.test", 30, "127.0.0.1");
-    Fairway fw = TestFairway.start(vertx, discovering(new JsonObject().put("dns", "A").put("name", "api.test")
-        .put("port", b.port()).put("refreshMs", 1000)).build());
+    Fairway fw = discoveringOne(b);
     String id = "api-127.0.0.1-" + b.port();
-    Await.until(() -> states(fw).equals(Map.of(id, "healthy dns:A api.test")));
 
     dns.close();
     Thread.sleep(6000);
