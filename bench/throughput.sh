@@ -30,6 +30,13 @@
 #   HAPROXY_THREADS [cores]  BACKEND1_PORT [19001] BACKEND2_PORT [19002]
 #   HAPROXY_PORT [18080] FAIRWAY_PORT [18081] ADMIN_PORT [18091]
 #   RAW_OUT [unset]          file to copy the raw TSV of every wrk run into
+#   PROXY_CPUS [unset]       pin HAProxy and Fairway to these CPUs with taskset (e.g. "0": one
+#                            core; HAProxy's nbthread then defaults to their count), for scaling
+#   LOADGEN_CPUS [unset]     pin wrk likewise
+#
+# Besides requests/s and p99, each proxy run reports the proxy's CPU time per request (user +
+# system, all threads, from /proc): "req/s per core" = 1 / that, what one fully busy core of this
+# machine would serve, whatever share of the cores wrk and nginx took meanwhile.
 #
 # Note: wrk, the two nginx workers and the proxy under test share the same cores, so the
 # numbers are a side-by-side comparison on one machine, not the proxy's ceiling.
@@ -45,6 +52,7 @@ WARMUP_FAIRWAY=${WARMUP_FAIRWAY:-5s}
 WARMUP_OTHER=${WARMUP_OTHER:-2s}
 FAIRWAY_INSTANCES=${FAIRWAY_INSTANCES:-0}
 CORES=$(nproc)
+if [[ -n ${PROXY_CPUS:-} ]]; then CORES=$(taskset -c "$PROXY_CPUS" nproc); fi
 HAPROXY_THREADS=${HAPROXY_THREADS:-$CORES}
 BACKEND1_PORT=${BACKEND1_PORT:-19001}
 BACKEND2_PORT=${BACKEND2_PORT:-19002}
@@ -91,6 +99,7 @@ log "nginx backends on $HOST:$BACKEND1_PORT and $HOST:$BACKEND2_PORT"
 
 # ---- HAProxy --------------------------------------------------------------------------------
 start_haproxy "$HAPROXY_THREADS" "$BACKEND1_PORT" "$BACKEND2_PORT" "$HOST:$HAPROXY_PORT"
+HAPROXY_PID=${PIDS[-1]}
 log "HAProxy on $HOST:$HAPROXY_PORT (nbthread $HAPROXY_THREADS)"
 
 # ---- Fairway --------------------------------------------------------------------------------
@@ -118,7 +127,7 @@ cat > "$WORK/fairway.json" <<EOF
 }
 EOF
 # shellcheck disable=SC2086 # JAVA_OPTS is a list of flags
-java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
+$PROXY_PIN java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!)
 FAIRWAY_PID=$!
 wait_http "$FAIRWAY_PORT" / "$FAIRWAY_PID" Fairway
@@ -126,6 +135,8 @@ log "Fairway on $HOST:$FAIRWAY_PORT (instances $FAIRWAY_INSTANCES; JAVA_OPTS: $J
 
 # ---- sanity: every target serves both bodies in full ----------------------------------------
 declare -A PORT_OF=([backend]=$BACKEND1_PORT [haproxy]=$HAPROXY_PORT [fairway]=$FAIRWAY_PORT)
+declare -A PID_OF=([haproxy]=$HAPROXY_PID [fairway]=$FAIRWAY_PID)
+TICKS=$(getconf CLK_TCK)
 for t in backend haproxy fairway; do
   for path in $PATHS; do
     out=$(curl -s -o /dev/null -m 5 -w '%{http_code} %{size_download}' "http://$HOST:${PORT_OF[$t]}$path" || true)
@@ -137,11 +148,23 @@ done
 
 # ---- measuring ------------------------------------------------------------------------------
 RAW=$WORK/raw.tsv
-printf 'round\ttarget\tpath\tconns\trps\tp99_ms\terrors\n' > "$RAW"
+printf 'round\ttarget\tpath\tconns\trps\tp99_ms\terrors\tcpu_us_per_req\n' > "$RAW"
 MAXCONN=$(for c in $CONNS; do echo "$c"; done | sort -n | tail -1)
 
-# target_wrk TARGET PATH CONNS DURATION: prints "rps p99_ms errors" (errors = non-2xx/3xx + socket errors)
-target_wrk() { run_wrk "http://$HOST:${PORT_OF[$1]}$2" "$3" "$4" | cut -d' ' -f1-3; }
+# target_wrk TARGET PATH CONNS DURATION: prints "rps p99_ms errors cpu_us_per_req" (errors =
+# non-2xx/3xx + socket errors; the CPU time per request is the proxy's, "-" for the backend)
+target_wrk() {
+  local pid=${PID_OF[$1]:-} before after out
+  [[ -n $pid ]] && before=$(cpu_ticks "$pid")
+  out=$(run_wrk "http://$HOST:${PORT_OF[$1]}$2" "$3" "$4")
+  if [[ -n $pid ]]; then
+    after=$(cpu_ticks "$pid")
+    awk -v o="$out" -v t="$TICKS" -v a="$after" -v b="$before" \
+      'BEGIN { split(o, f, " "); printf "%s %s %s %.1f\n", f[1], f[2], f[3], (a - b) / t * 1e6 / f[4] }'
+  else
+    echo "$(cut -d' ' -f1-3 <<< "$out") -"
+  fi
+}
 
 log "warming up (Fairway ${WARMUP_FAIRWAY} per path for the JIT, others ${WARMUP_OTHER})"
 for path in $PATHS; do
@@ -157,9 +180,9 @@ for (( r = 1; r <= ROUNDS; r++ )); do
     for c in $CONNS; do
       for t in $order; do
         res=$(target_wrk "$t" "$path" "$c" "$DURATION")
-        read -r rps p99 err <<< "$res"
-        printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$path" "$c" "$rps" "$p99" "$err" >> "$RAW"
-        log "round $r/$ROUNDS  $t $path c=$c: $rps req/s, p99 $p99 ms, errors $err"
+        read -r rps p99 err cpu <<< "$res"
+        printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$path" "$c" "$rps" "$p99" "$err" "$cpu" >> "$RAW"
+        log "round $r/$ROUNDS  $t $path c=$c: $rps req/s, p99 $p99 ms, errors $err, CPU $cpu us/request"
       done
     done
   done
@@ -180,12 +203,12 @@ total_errors() {
 }
 
 echo
-echo "Fairway vs HAProxy, $(nproc) cores, wrk -t$WRK_THREADS, $ROUNDS rounds of $DURATION (medians), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "Fairway vs HAProxy, $(nproc) cores${PROXY_CPUS:+ (proxies pinned to CPUs $PROXY_CPUS)}, wrk -t$WRK_THREADS, $ROUNDS rounds of $DURATION (medians), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "Fairway JAVA_OPTS: $JAVA_OPTS; proxy.instances $FAIRWAY_INSTANCES; HAProxy nbthread $HAPROXY_THREADS"
 echo
-printf '| %-8s | %-5s | %5s | %10s | %8s | %6s | %11s | %11s |\n' \
-  target path conns "req/s" "p99 ms" errors "req/s ratio" "p99 ratio"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ------- ------: -----------: ---------: -------: ------------: ------------:
+printf '| %-8s | %-5s | %5s | %10s | %8s | %6s | %11s | %11s | %10s | %10s |\n' \
+  target path conns "req/s" "p99 ms" errors "req/s ratio" "p99 ratio" "CPU us/req" "req/s/core"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ------- ------: -----------: ---------: -------: ------------: ------------: -----------: -----------:
 for path in $PATHS; do
   for c in $CONNS; do
     for t in backend haproxy fairway; do
@@ -199,11 +222,14 @@ for path in $PATHS; do
         rr=$(awk -v a="$rps" -v b="$hr" 'BEGIN { printf "%.2f", a / b }')
         pr=$(awk -v a="$p99" -v b="$hp" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
       fi
-      printf '| %-8s | %-5s | %5s | %10.0f | %8.2f | %6s | %11s | %11s |\n' \
-        "$t" "$path" "$c" "$rps" "$p99" "$err" "$rr" "$pr"
+      cpu=$(median 8 "$t" "$path" "$c"); per=""
+      if [[ $t == backend ]]; then cpu=""; else per=$(awk -v u="$cpu" 'BEGIN { printf "%.0f", 1e6 / u }'); fi
+      printf '| %-8s | %-5s | %5s | %10.0f | %8.2f | %6s | %11s | %11s | %10s | %10s |\n' \
+        "$t" "$path" "$c" "$rps" "$p99" "$err" "$rr" "$pr" "$cpu" "$per"
     done
   done
 done
 echo
 echo "req/s ratio = Fairway/HAProxy median requests/s (target >= 0.80); p99 ratio = Fairway/HAProxy median p99 (lower is better)."
+echo "CPU us/req = the proxy's CPU time (user + system) per request; req/s/core = 1e6 / that."
 echo "backend = one nginx worker measured directly ($DIRECT_ROUNDS of $ROUNDS rounds), a reference, not a proxy."

@@ -4,6 +4,8 @@
 # LOADGEN_CPUS (e.g. "1") pins wrk and h2load to those CPUs with taskset; unset, they float.
 # WRK_LOG (a file) collects every wrk run's whole output, latency distribution included.
 LOADGEN_PIN=${LOADGEN_CPUS:+taskset -c $LOADGEN_CPUS}
+# PROXY_CPUS (e.g. "0") pins the proxies under test (HAProxy, Fairway) to those CPUs with taskset.
+PROXY_PIN=${PROXY_CPUS:+taskset -c $PROXY_CPUS}
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 log() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)] $*" >&2; }
@@ -141,7 +143,7 @@ start_haproxy() {
       "$HOST" "$b1" "${HAPROXY_SERVER:-}" "$HOST" "$b2" "${HAPROXY_SERVER:-}"
   } > "$WORK/haproxy.cfg"
   haproxy -c -q -f "$WORK/haproxy.cfg" || die "HAProxy rejected $WORK/haproxy.cfg"
-  haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
+  $PROXY_PIN haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
   PIDS+=($!)
   local first=${1%% *}
   wait_http "${first##*:}" / "$!" HAProxy
@@ -232,6 +234,9 @@ parse_h2load() {
     /^time for request:/ { mean = ms($6) }
     END { if (rps == "") exit 1; printf "%.0f %.3f %d %d %d\n", rps, mean, err, reqs, succ }'
 }
+
+# cpu_ticks PID: user + system CPU time of the process (all its threads) in clock ticks
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # stats: reads numbers on stdin, prints "min median max n"
 stats() {
