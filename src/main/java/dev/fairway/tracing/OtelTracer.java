@@ -9,6 +9,7 @@ import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceStateBuilder;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.sdk.resources.Resource;
@@ -84,19 +85,39 @@ public final class OtelTracer implements Tracer {
     if (query >= 0) {
       b.setAttribute(QUERY, target.substring(query + 1));
     }
+    String state = request.field(TraceState.HEADER);
+    boolean keepState = parent != null && state != null && TraceState.valid(state);
     if (parent == null) {
       b.setNoParent();
     } else {
       b.setParent(Context.root().with(Span.wrap(SpanContext.createFromRemoteParent(parent.traceId(),
-          parent.parentId(), TraceFlags.fromByte((byte) parent.flags()), io.opentelemetry.api.trace.TraceState.getDefault()))));
+          parent.parentId(), TraceFlags.fromByte((byte) parent.flags()),
+          keepState ? otelState(state) : io.opentelemetry.api.trace.TraceState.getDefault()))));
     }
     Span span = b.startSpan();
     SpanContext sc = span.getSpanContext();
     request.forwardField(TraceParent.HEADER, TraceParent.format(sc.getTraceId(), sc.getSpanId(), sc.getTraceFlags().asByte()));
-    String state = request.field(TraceState.HEADER);
-    if (state != null && (parent == null || !TraceState.valid(state))) {
+    if (state != null && !keepState) {
       request.forwardField(TraceState.HEADER, null); // it belonged to no trace we continue, or is malformed
     }
     return span.isRecording() ? new OtelSpan(span) : TraceSpan.NONE;
+  }
+
+  /**
+   * A valid {@code tracestate} as the SDK's, members in their order, so the exported span carries
+   * it: {@code "congo=t61,rojo=00f0"} has congo first. The builder puts each new member in front,
+   * hence the reverse walk.
+   */
+  static io.opentelemetry.api.trace.TraceState otelState(String value) {
+    TraceStateBuilder b = io.opentelemetry.api.trace.TraceState.builder();
+    String[] members = value.split(",");
+    for (int i = members.length - 1; i >= 0; i--) {
+      String m = members[i].trim();
+      int eq = m.indexOf('=');
+      if (eq > 0) {
+        b.put(m.substring(0, eq), m.substring(eq + 1));
+      }
+    }
+    return b.build();
   }
 }

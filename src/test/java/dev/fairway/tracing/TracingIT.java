@@ -101,6 +101,7 @@ class TracingIT extends VertxTestBase {
     assertThat(got.serviceName()).isEqualTo("edge-test");
     assertThat(hex(s.getTraceId().toByteArray())).isEqualTo(TRACE);
     assertThat(hex(s.getParentSpanId().toByteArray())).isEqualTo(PARENT);
+    assertThat(s.getTraceState()).isEqualTo(STATE); // the span carries the client's tracestate too
     assertThat(seen[0]).isEqualTo("00-" + TRACE + "-" + hex(s.getSpanId().toByteArray()) + "-01");
     assertThat(s.getName()).isEqualTo("fairway web");
     assertThat(s.getKind()).isEqualTo(Span.SpanKind.SPAN_KIND_SERVER);
