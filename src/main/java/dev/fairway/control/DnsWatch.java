@@ -46,9 +46,9 @@ final class DnsWatch {
   private final Vertx vertx;
   private final String service;
   private final DnsDiscovery discovery;
-  /** SRV lookups ({@code null} for A). */
+  /** SRV lookups ({@code null} for A: then {@link #aRecords} resolves the name). */
   private final DnsClient client;
-  /** A lookups, with TTLs ({@code null} for SRV). */
+  /** A lookups with TTLs: the name's (A), or SRV targets' from the discovery's own server ({@code null} else). */
   private final ARecordQuery aRecords;
   private final long queryTimeoutMs;
   private final Consumer<BalancerCommand> apply;
@@ -79,9 +79,12 @@ final class DnsWatch {
     }
     this.queryTimeoutMs = Math.min(5000, discovery.refreshMs());
     boolean a = discovery.type().equals(DnsDiscovery.A);
+    boolean ownServer = !discovery.serverHost().isEmpty();
     this.client = a ? null : vertx.createDnsClient(options.setQueryTimeout(queryTimeoutMs));
-    this.aRecords = !a ? null : new ARecordQuery(vertx, discovery.serverHost().isEmpty() ? null
-        : new InetSocketAddress(discovery.serverHost(), discovery.serverPort()), queryTimeoutMs);
+    // SRV targets go through the discovery's server too when it has one, except for https, whose
+    // certificates name the target rather than its address.
+    this.aRecords = a || ownServer && !discovery.scheme().equals("https") ? new ARecordQuery(vertx,
+        ownServer ? new InetSocketAddress(discovery.serverHost(), discovery.serverPort()) : null, queryTimeoutMs) : null;
   }
 
   DnsDiscovery discovery() {
@@ -134,14 +137,16 @@ final class DnsWatch {
   }
 
   private Future<Answer> answer() {
-    if (aRecords != null) {
+    if (client == null) {
       return aRecords.resolve(discovery.name()).map(records -> new Answer(
           Answers.fromA(service, discovery, records.stream().map(ARecordQuery.Address::ip).toList()),
           records.stream().mapToLong(ARecordQuery.Address::ttlSeconds).min()));
     }
-    return client.resolveSRV(discovery.name()).map(records -> {
+    return client.resolveSRV(discovery.name()).compose(records -> {
       List<SrvAnswer> answers = records.stream()
           .map(r -> new SrvAnswer(r.priority(), r.weight(), r.port(), r.target(), r.ttl())).toList();
+      return aRecords == null ? Future.succeededFuture(answers) : new SrvTargets(aRecords).resolve(answers);
+    }).map(answers -> {
       OptionalLong ttl = answers.isEmpty() ? OptionalLong.empty()
           : OptionalLong.of(answers.stream().mapToLong(SrvAnswer::ttlSeconds).min().getAsLong());
       return new Answer(Answers.fromSrv(service, discovery, answers), ttl);

@@ -234,6 +234,20 @@ class DnsDiscoveryIT extends VertxTestBase {
   }
 
   @Test
+  void srvTargetNamesAreResolvedByTheDiscoverysOwnServer() throws Exception {
+    // node1.test exists only in the test's DNS server, as in Consul's: the system resolver cannot find it.
+    TestBackend node = TestBackend.start(vertx, req -> req.response().end("node1"));
+    dns.srv("_api._tcp.test", new Srv(10, 1, node.port(), "node1.test", 30));
+    dns.a("node1.test", 30, "127.0.0.1");
+    Fairway fw = TestFairway.start(vertx, discovering(new JsonObject().put("dns", "SRV").put("name", "_api._tcp.test"))
+        .build());
+    String id = "api-127.0.0.1-" + node.port();
+    Await.until(() -> states(fw).equals(Map.of(id, "healthy dns:SRV _api._tcp.test")));
+    assertThat(backends(fw).getJsonObject(0).getString("url")).isEqualTo("http://127.0.0.1:" + node.port());
+    assertThat(TestClient.get(vertx, client, fw.proxyPort(), "/").body()).isEqualTo("node1");
+  }
+
+  @Test
   void aRecordsAreLookedUpAgainAtTheirTtlNotOnlyAtRefreshMs() throws Exception {
     IpBackend first = new IpBackend("127.0.0.1", 0, 1);
     int port = first.server.actualPort();
