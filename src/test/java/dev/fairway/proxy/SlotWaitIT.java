@@ -1,15 +1,16 @@
 package dev.fairway.proxy;
 
-import dev.fairway.testing.TestVertx;
 import static dev.fairway.testing.TestConfig.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.testing.Await;
 import dev.fairway.testing.FaultBackend;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
+import dev.fairway.testing.TestVertx;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
@@ -17,6 +18,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -84,6 +86,27 @@ class SlotWaitIT {
     return all.stream().map(Future::result).toList();
   }
 
+  /**
+   * Five requests, each sent once the one before is in Fairway: at the backend ({@code arrivals})
+   * or queued (the service's {@code waiting} count), so their order of arrival at Fairway is known
+   * however slow the machine.
+   */
+  private List<Result> fiveInOrder(Fairway fw, ConcurrentLinkedQueue<String> arrivals) throws Exception {
+    List<Future<Result>> all = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      all.add(get(fw.proxyPort(), i));
+      int sent = i + 1;
+      Await.until(() -> arrivals.size() + waiting(fw) >= sent);
+    }
+    Future.all(all).await(20, TimeUnit.SECONDS);
+    return all.stream().map(Future::result).toList();
+  }
+
+  private int waiting(Fairway fw) throws Exception {
+    return new JsonArray(TestClient.get(vertx, client, fw.adminPort(), "/api/services").body())
+        .getJsonObject(0).getInteger("waiting");
+  }
+
   @Test
   void requestsBeyondCapacityWaitThenGet503WithRetryAfter() throws Exception {
     ConcurrentLinkedQueue<String> arrivals = new ConcurrentLinkedQueue<>();
@@ -117,7 +140,7 @@ class SlotWaitIT {
     Fairway fw = Fairway.start(vertx, TestConfig.service("s", backend("b1", slow.port(), 2))
         .slots(2, 3000).build()).await(10, TimeUnit.SECONDS);
 
-    List<Result> results = fiveStaggered(fw.proxyPort());
+    List<Result> results = fiveInOrder(fw, arrivals);
 
     assertThat(results).extracting(Result::status).containsOnly(200);
     assertThat(String.join(" ", arrivals)).isEqualTo("0 1 2 3 4");
