@@ -47,6 +47,9 @@ import org.junit.jupiter.api.Test;
  * {@code https://} backend is checked over TLS (ALPN h2); ORCA reports in a check's trailers count.
  */
 class GrpcHealthIT extends VertxTestBase {
+  /** Long enough that a loaded machine's slow answer is not taken for a failed check. */
+  private static final int CHECK_TIMEOUT_MS = 2000;
+
   private static final Metadata.Key<byte[]> ORCA =
       Metadata.Key.of("endpoint-load-metrics-bin", Metadata.BINARY_BYTE_MARSHALLER);
   private final HealthStatusManager health = new HealthStatusManager();
@@ -91,7 +94,7 @@ class GrpcHealthIT extends VertxTestBase {
   }
 
   private TestConfig grpcChecked(String id, int port, int healthy, int unhealthy) {
-    TestConfig cfg = TestConfig.service("s", backend(id, port, 10)).healthCheck(100, 500, healthy, unhealthy);
+    TestConfig cfg = TestConfig.service("s", backend(id, port, 10)).healthCheck(100, CHECK_TIMEOUT_MS, healthy, unhealthy);
     cfg.lastService().getJsonObject("healthCheck").remove("path");
     return cfg.healthCheck("type", "grpc");
   }
@@ -121,7 +124,7 @@ class GrpcHealthIT extends VertxTestBase {
     health.setStatus("shop.Cart", ServingStatus.SERVING);
     int port = grpcServer();
     TestConfig cfg = grpcChecked("known", port, 1, 1).healthCheck("grpcService", "shop.Cart");
-    cfg.addService("t", "/t", backend("unknown", port, 10)).healthCheck(100, 500, 1, 1);
+    cfg.addService("t", "/t", backend("unknown", port, 10)).healthCheck(100, CHECK_TIMEOUT_MS, 1, 1);
     cfg.lastService().getJsonObject("healthCheck").remove("path");
     cfg.healthCheck("type", "grpc").healthCheck("grpcService", "shop.Missing");
     Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
@@ -153,7 +156,7 @@ class GrpcHealthIT extends VertxTestBase {
     Fairway fw = Fairway.start(vertx, grpcChecked("silent", silent.actualPort(), 1, 1).build())
         .await(10, TimeUnit.SECONDS);
     Await.until(() -> state(fw, "silent").equals("unhealthy"));
-    assertThat(backendJson(fw, "silent").getString("reason")).isEqualTo("1 failed check: timeout after 500 ms");
+    assertThat(backendJson(fw, "silent").getString("reason")).isEqualTo("1 failed check: timeout after " + CHECK_TIMEOUT_MS + " ms");
   }
 
   @Test
@@ -172,7 +175,7 @@ class GrpcHealthIT extends VertxTestBase {
     int port = grpcServer(TlsServerCredentials.create(new File(TlsBackend.file("backend.pem")),
         new File(TlsBackend.file("backend.key"))), null);
     TestConfig cfg = TestConfig.service("s", new JsonObject().put("id", "tls").put("url", "https://127.0.0.1:" + port)
-        .put("capacity", 4)).healthCheck(100, 500, 1, 1);
+        .put("capacity", 4)).healthCheck(100, CHECK_TIMEOUT_MS, 1, 1);
     cfg.lastService().getJsonObject("healthCheck").remove("path");
     cfg.healthCheck("type", "grpc").lastService().put("tls", new JsonObject().put("caPath", TlsBackend.file("ca.pem")));
     Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
@@ -195,7 +198,7 @@ class GrpcHealthIT extends VertxTestBase {
       out.writeDouble(6, 100);
     }));
     TestConfig cfg = TestConfig.service("s", backend("busy", busy, 10), backend("idle", idle, 10))
-        .strategy("weighted-round-robin").healthCheck(100, 500, 1, 3);
+        .strategy("weighted-round-robin").healthCheck(100, CHECK_TIMEOUT_MS, 1, 3);
     cfg.lastService().getJsonObject("healthCheck").remove("path");
     cfg.healthCheck("type", "grpc").lastService().put("balancing", new JsonObject().put("blackoutMs", 300));
     Fairway fw = Fairway.start(vertx, cfg.build()).await(10, TimeUnit.SECONDS);
