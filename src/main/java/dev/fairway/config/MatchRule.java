@@ -1,7 +1,6 @@
 package dev.fairway.config;
 
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * Which requests a service takes: an exact host (or {@code *}), a path prefix and, optionally,
@@ -48,12 +47,12 @@ public record MatchRule(String host, String pathPrefix, List<String> methods, Li
    *
    * @param fields a request's first value of a lower-case field name, or {@code null}
    */
-  public boolean matches(String requestHost, String path, String method, Function<String, String> fields) {
+  public boolean matches(String requestHost, String path, String method, RequestFields fields) {
     if (!matches(requestHost, path) || (!methods.isEmpty() && !methods.contains(method))) {
       return false;
     }
     for (HeaderCondition c : headers) {
-      if (!c.test(fields.apply(c.name()))) {
+      if (!c.test(fields.field(c.name()))) {
         return false;
       }
     }

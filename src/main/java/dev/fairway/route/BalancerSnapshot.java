@@ -1,11 +1,11 @@
 package dev.fairway.route;
 
+import dev.fairway.config.RequestFields;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * The immutable view every proxy verticle routes with, published by the balancer on each change.
@@ -70,7 +70,7 @@ public record BalancerSnapshot(long version, List<Route> routes, Map<String, Rou
    * @param fields a request's first value of a lower-case field name, or {@code null}
    * @return the first route whose rule matches, or {@code null}
    */
-  public Route route(String host, String path, String method, Function<String, String> fields) {
+  public Route route(String host, String path, String method, RequestFields fields) {
     for (Route r : routes) {
       if (r.match().matches(host, path, method, fields)) {
         return r;

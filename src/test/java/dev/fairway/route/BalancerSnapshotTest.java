@@ -6,9 +6,9 @@ import dev.fairway.config.HeaderCondition;
 import dev.fairway.config.HeaderCondition.Kind;
 import dev.fairway.config.HeaderRules;
 import dev.fairway.config.MatchRule;
+import dev.fairway.config.RequestFields;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +37,7 @@ class BalancerSnapshotTest {
   @Test
   void theMoreSpecificRuleWinsAtTheSameHostAndPrefix() {
     Map<String, String> canary = Map.of("x-canary", "yes");
-    Function<String, String> none = name -> null;
+    RequestFields none = name -> null;
     assertThat(Stream.of(
         snapshot.route("x", "/api/1", "POST", canary::get),
         snapshot.route("x", "/api/1", "POST", none),

@@ -71,7 +71,7 @@ public final class Gateway {
       }
     }
     BalancerSnapshot routes = snapshot.get();
-    Route matched = routes.route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req::field);
+    Route matched = routes.route(hostOf(authority), pathOf(uri, pathStart), req.method().name(), req);
     Route route = matched == null ? null : splits.resolve(routes, matched);
     if (route == null) {
       answer(conn, req, Failure.NO_ROUTE, requestId);

@@ -1,6 +1,7 @@
 package dev.fairway.proxy.wire;
 
 import dev.fairway.config.HeaderEdit;
+import dev.fairway.config.RequestFields;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -17,7 +18,7 @@ import io.netty.handler.codec.http.HttpVersion;
  * {@link #writeTo}: the backend reads {@code X-Forwarded-For: 10.0.0.7}, {@code Via: 1.1 fairway}
  * and {@code Host: shop}.
  */
-public interface ClientRequest {
+public interface ClientRequest extends RequestFields {
   HttpMethod method();
 
   /** The request target as it came. */
@@ -32,7 +33,8 @@ public interface ClientRequest {
   /** The {@code Host} field's value, or {@code null}. */
   String host();
 
-  /** The first value of the field {@code lowerName}, or {@code null} (for the access log). */
+  /** The first value of the field {@code lowerName}, or {@code null} (for routing and the access log). */
+  @Override
   String field(String lowerName);
 
   /** Whether it is a gRPC call ({@code content-type: application/grpc} or {@code application/grpc+...}). */
