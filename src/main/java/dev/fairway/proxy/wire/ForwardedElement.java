@@ -37,7 +37,7 @@ public final class ForwardedElement {
 
   /** A token as it is, anything else as a quoted string (RFC 9110 §5.6.4). */
   static String value(String v) {
-    if (!v.isEmpty() && v.chars().allMatch(ForwardedElement::tchar)) {
+    if (HeadCheck.isToken(v)) {
       return v;
     }
     StringBuilder q = new StringBuilder(v.length() + 2).append('"');
@@ -49,9 +49,5 @@ public final class ForwardedElement {
       q.append(c);
     }
     return q.append('"').toString();
-  }
-
-  private static boolean tchar(int c) {
-    return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
   }
 }

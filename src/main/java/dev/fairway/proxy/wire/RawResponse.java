@@ -36,6 +36,7 @@ public final class RawResponse {
   private static final byte[] VIA_LINE = ascii("Via: " + ForwardingRules.VIA_TOKEN + "\r\n");
   private static final byte[] CLOSE_LINE = ascii("Connection: close\r\n");
   private static final byte[] KEEP_ALIVE_LINE = ascii("Connection: keep-alive\r\n");
+  private static final byte[] REQUEST_ID_NAME = ascii("X-Request-Id: ");
   private static final AsciiString VIA_NAME = AsciiString.cached("via");
   private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
 
@@ -153,7 +154,8 @@ public final class RawResponse {
           StandardCharsets.ISO_8859_1);
     }
     if (requestId != null) {
-      out.writeCharSequence("X-Request-Id: " + requestId + "\r\n", StandardCharsets.ISO_8859_1);
+      out.writeBytes(REQUEST_ID_NAME).writeCharSequence(requestId, StandardCharsets.ISO_8859_1);
+      out.writeByte('\r').writeByte('\n');
     }
     if (edit != null) {
       FieldEdits.write(out, edit);
