@@ -111,6 +111,53 @@ public final class RawH2 {
     }
   }
 
+  /**
+   * Opens {@code n} streams (1, 3, 5, …), each a {@code GET path}, with the largest flow-control
+   * windows for the server's DATA, on a socket with a small receive buffer that is never read: only
+   * the socket holds the server's sending back. Closing the socket ends them.
+   */
+  public static Socket stalledDownloads(int port, int n, String path) throws IOException {
+    Socket s = new Socket();
+    s.setReceiveBufferSize(16 * 1024);
+    s.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+    OutputStream out = open(s, 1000, new byte[] {0, 4, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}); // INITIAL_WINDOW_SIZE 2^31-1
+    frame(out, WINDOW_UPDATE, 0, 0, new byte[] {0x7f, (byte) 0xff, 0, 0}); // the connection's window to about 2^31
+    for (int i = 0; i < n; i++) {
+      frame(out, HEADERS, 0x5, 1 + 2 * i, headerBlock(":method", "GET", ":path", path, ":scheme", "http", ":authority", "a"));
+    }
+    out.flush();
+    return s;
+  }
+
+  /**
+   * Opens {@code n} streams (1, 3, 5, …), each a {@code GET path}, whose flow-control windows stay
+   * at their initial 65,535 bytes (the connection's is opened wide) while a thread reads and drops
+   * whatever comes: only each stream's window holds the server's sending back. Closing the socket
+   * ends them.
+   */
+  public static Socket windowBoundDownloads(int port, int n, String path) throws IOException {
+    Socket s = new Socket("127.0.0.1", port);
+    OutputStream out = open(s, 0, new byte[0]);
+    frame(out, WINDOW_UPDATE, 0, 0, new byte[] {0x7f, (byte) 0xff, 0, 0});
+    for (int i = 0; i < n; i++) {
+      frame(out, HEADERS, 0x5, 1 + 2 * i, headerBlock(":method", "GET", ":path", path, ":scheme", "http", ":authority", "a"));
+    }
+    out.flush();
+    Thread drain = new Thread(() -> {
+      byte[] sink = new byte[64 * 1024];
+      try {
+        while (s.getInputStream().read(sink) >= 0) {
+          // dropped
+        }
+      } catch (IOException closed) {
+        // the test closed the socket
+      }
+    }, "raw-h2-drain");
+    drain.setDaemon(true);
+    drain.start();
+    return s;
+  }
+
   /** Sets the read timeout and writes the preface and a SETTINGS frame with {@code settings}. */
   private static OutputStream open(Socket s, int timeoutMs, byte[] settings) throws IOException {
     s.setSoTimeout(timeoutMs);

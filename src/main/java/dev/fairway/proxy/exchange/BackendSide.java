@@ -89,7 +89,7 @@ final class BackendSide implements UpstreamUser {
   /** Holds {@code u} for the request and writes the request to it. */
   void take(Upstream u, Endpoint e, long nowNanos) {
     upstream = u;
-    u.attach(this);
+    u.attach(this, x.conn.multiplexed());
     u.expectResponseTo(x.request.method() == HttpMethod.HEAD);
     boolean fresh = !headPrepared || authority == null || x.deadline.bounded() || x.attempts > 1;
     if (fresh) { // each try anew: what is left of the deadline, the attempt; a retry without Host names its backend

@@ -182,6 +182,13 @@ public final class Exchange extends SlotHolder {
     backend.clientWritable(phase == Phase.RESPONDING);
   }
 
+  /** The client's connection is full (an HTTP/2 client's, which other streams filled): stop reading the response. */
+  public void clientBlocked() {
+    if (phase == Phase.RESPONDING && upstream() != null) {
+      responseRelay.clientHoldsBack();
+    }
+  }
+
   /**
    * A final response head came: no more response timeout; what the backend reported (load, a
    * {@code Retry-After}) is noted,

@@ -283,7 +283,7 @@ final class ResponseRelay {
    * The client's connection is full: the backend is read no further until it drains, and if that
    * takes {@code slowClientMs} the slot goes back ({@link Exchange#onResponseTimeout}).
    */
-  private void clientHoldsBack() {
+  void clientHoldsBack() {
     x.upstream().channel().config().setAutoRead(false);
     long ms = x.route.timeouts().slowClientMs();
     if (ms >= 0 && !x.slotGivenBack() && !x.ctx.deadlines().armed(x)) {

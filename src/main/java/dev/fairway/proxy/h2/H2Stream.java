@@ -176,11 +176,20 @@ public final class H2Stream implements Downstream {
     }
   }
 
-  /** The client's window for this stream (or the connection) opened or closed. */
+  /**
+   * The client's window for this stream (or its connection's buffer) opened or closed: the
+   * response's backend is read again, or no further, so a connection's streams together hold
+   * about one buffer's worth of response, not one read each.
+   */
   void writabilityChanged() {
     Exchange e = exchange;
-    if (e != null && writable()) {
+    if (e == null) {
+      return;
+    }
+    if (writable()) {
       e.clientWritable();
+    } else {
+      e.clientBlocked();
     }
   }
 

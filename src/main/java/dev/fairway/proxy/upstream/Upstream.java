@@ -45,11 +45,14 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
   long idleSince;
   /** Why the connection failed, if it said (e.g. a {@link Rejection} from its guard). */
   Throwable cause;
+  /** How much one read of this connection takes; {@code null} for an HTTP/2 stream. */
+  final ReadSize reads;
 
   Upstream(String key, FramingGuard guard, HeadAwareCodecs.ResponseDecoder decoder) {
     this.key = key;
     this.guard = guard;
     this.decoder = decoder;
+    this.reads = guard == null ? null : new ReadSize();
   }
 
   /** An HTTP/2 stream to the backend under {@code key}: no guard, no HTTP/1.1 decoder. */
@@ -118,9 +121,15 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
     channel.close();
   }
 
-  /** Serves {@code e} from now on. */
-  public void attach(UpstreamUser e) {
+  /**
+   * Serves {@code e} from now on; {@code toStream}: its response goes to an HTTP/2 stream, so the
+   * connection is read a frame's worth at a time ({@link ReadSize}).
+   */
+  public void attach(UpstreamUser e, boolean toStream) {
     exchange = e;
+    if (reads != null) {
+      reads.cap(toStream ? ReadSize.FOR_STREAM : ReadSize.FOR_CONNECTION);
+    }
   }
 
   /** Serves no exchange any more. */

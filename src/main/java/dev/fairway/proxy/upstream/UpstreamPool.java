@@ -146,6 +146,7 @@ public final class UpstreamPool {
         .resolver(resolver)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.ALLOCATOR, ALLOCATOR)
+        .option(ChannelOption.RCVBUF_ALLOCATOR, handler.reads)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, connectMs))
         .handler(new ChannelInitializer<>() {
           @Override

@@ -1,0 +1,96 @@
+package dev.fairway.proxy;
+
+import static dev.fairway.testing.TestConfig.backend;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairway.Fairway;
+import dev.fairway.proxy.upstream.UpstreamPool;
+import dev.fairway.testing.RawH2;
+import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestConfig;
+import dev.fairway.testing.TestFairway;
+import dev.fairway.testing.VertxTestBase;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.vertx.core.buffer.Buffer;
+import java.net.Socket;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What Fairway holds of the responses of an HTTP/2 client that reads nothing: about one buffer
+ * per connection, however many streams it opened. Fairway's connections draw their buffers from
+ * {@link UpstreamPool#ALLOCATOR}, which nothing else in this JVM uses, so the bytes it has pinned
+ * are Fairway's alone: the response bytes read from the backends and not yet sent to the client.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class H2ResponseBuffersTest extends VertxTestBase {
+  private static final int STREAMS = 10;
+
+  @Test
+  void tenStreamsOfAClientWhoseSocketIsFullHoldAboutOneBufferBetweenThem() throws Exception {
+    Buffer body = Buffer.buffer(new byte[4 << 20]);
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end(body));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 20)).build());
+    long before = pinned();
+
+    try (Socket client = RawH2.stalledDownloads(fairway.proxyPort(), STREAMS, "/big")) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (b.requests() < STREAMS && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(b.requests()).as("streams that reached the backend").isEqualTo(STREAMS);
+      long held = settled(deadline);
+
+      // The connection's buffer (64 KiB) and a read or two of 16 KiB; reads of 64 KiB by each stream
+      // once the buffer was full would hold 640 KiB and more.
+      assertThat(held - before).as("bytes Fairway holds for %d stalled streams", STREAMS)
+          .isBetween(16L << 10, 256L << 10);
+    }
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  @Test
+  void tenStreamsHeldBackByTheirWindowsHoldAReadOfAFrameEach() throws Exception {
+    Buffer body = Buffer.buffer(new byte[4 << 20]);
+    TestBackend b = TestBackend.start(vertx, req -> req.response().end(body));
+    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 20)).build());
+    long before = pinned();
+
+    try (Socket client = RawH2.windowBoundDownloads(fairway.proxyPort(), STREAMS, "/big")) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (b.requests() < STREAMS && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(b.requests()).as("streams that reached the backend").isEqualTo(STREAMS);
+      long held = settled(deadline);
+
+      // Each stream's window is spent: what it read beyond, one read of 16 KiB each (160 KiB);
+      // reads of 64 KiB would hold 640 KiB.
+      assertThat(held - before).as("bytes Fairway holds for %d window-bound streams", STREAMS)
+          .isBetween(16L << 10, 320L << 10);
+    }
+    TestFairway.assertIdleSoon(fairway);
+  }
+
+  /** The pinned bytes once they stopped changing for half a second (or at the deadline). */
+  private static long settled(long deadline) throws InterruptedException {
+    long last = -1;
+    long since = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      long now = pinned();
+      if (now != last) {
+        last = now;
+        since = System.nanoTime();
+      } else if (System.nanoTime() - since > TimeUnit.MILLISECONDS.toNanos(500)) {
+        break;
+      }
+      Thread.sleep(20);
+    }
+    return last;
+  }
+
+  private static long pinned() {
+    return ((PooledByteBufAllocator) UpstreamPool.ALLOCATOR).pinnedDirectMemory();
+  }
+}
