@@ -48,6 +48,8 @@ public final class Main {
   private static final String USAGE =
       "usage: java -jar fairway.jar [--check | --version] [-conf PATH] [-cluster [-cluster-conf PATH]]";
   private static final long CLUSTER_JOIN_TIMEOUT_S = 120;
+  /** Threads of each of Vert.x's two blocking pools (worker, internal). */
+  private static final int BLOCKING_THREADS = 4;
   /** The JDK's TLS accepts a client's TLS 1.2 renegotiation (a CPU-cost lever); BoringSSL refuses it. */
   private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
 
@@ -102,8 +104,11 @@ public final class Main {
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     VertxBuilder builder = Vertx.builder();
-    // Netty's epoll transport on Linux (NIO elsewhere, or if the native library cannot load)
-    VertxOptions options = new VertxOptions().setPreferNativeTransport(true);
+    // Netty's epoll transport on Linux (NIO elsewhere, or if the native library cannot load).
+    // Blocking work is rare and short (file scans, the dashboard's files), so a few threads do:
+    // Vert.x's 20 per pool would each start on some later scan and keep their stack and malloc arena.
+    VertxOptions options = new VertxOptions().setPreferNativeTransport(true)
+        .setWorkerPoolSize(BLOCKING_THREADS).setInternalBlockingPoolSize(BLOCKING_THREADS);
     if (fileConfig.metrics().vertx()) {
       // Installing the factory is what turns Vert.x's meters on (setEnabled alone does not).
       options.setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setMeterCacheEnabled(true));
