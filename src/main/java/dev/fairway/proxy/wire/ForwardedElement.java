@@ -1,5 +1,8 @@
 package dev.fairway.proxy.wire;
 
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+
 /**
  * The RFC 7239 {@code Forwarded} field a backend gets: the trusted tail of the client's list, then
  * one element for this hop ({@code for}, {@code proto}, {@code host}).
@@ -11,6 +14,11 @@ package dev.fairway.proxy.wire;
  * {@code for=6.6.6.6, for=10.0.0.1} the last element is kept in front: {@code for=10.0.0.1, for=...}.
  */
 public final class ForwardedElement {
+  private static final byte[] FOR = ascii("for=");
+  private static final byte[] PROTO_HTTP = ascii(";proto=http");
+  private static final byte[] PROTO_HTTPS = ascii(";proto=https");
+  private static final byte[] HOST = ascii(";host=");
+
   private ForwardedElement() {
   }
 
@@ -28,6 +36,25 @@ public final class ForwardedElement {
     }
     String kept = trustedHops == 0 ? null : Headers.lastEntries(prior, trustedHops);
     return kept == null ? e.toString() : kept + ", " + e;
+  }
+
+  /**
+   * Appends the backend's {@code Forwarded} field line, what {@link #forwarded} makes, without
+   * building the value as a string when no trusted hop's elements are kept (the usual case).
+   */
+  static void write(ByteBuf out, String prior, String client, boolean tls, String authority, int trustedHops) {
+    if (trustedHops > 0 && prior != null) {
+      FieldLines.write(out, FieldLines.FORWARDED, forwarded(prior, client, tls, authority, trustedHops));
+      return;
+    }
+    out.writeBytes(FieldLines.FORWARDED).writeBytes(FOR);
+    FieldLines.value(out, node(client));
+    out.writeBytes(tls ? PROTO_HTTPS : PROTO_HTTP);
+    if (authority != null) {
+      out.writeBytes(HOST);
+      FieldLines.value(out, value(authority));
+    }
+    FieldLines.end(out);
   }
 
   /** A node: IPv6 in brackets and quoted (RFC 7239 §6), IPv4 and {@code unknown} bare. */
@@ -49,5 +76,9 @@ public final class ForwardedElement {
       q.append(c);
     }
     return q.append('"').toString();
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 }

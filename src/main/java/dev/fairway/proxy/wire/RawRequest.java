@@ -286,23 +286,23 @@ public final class RawRequest implements ClientRequest {
       }
       s = e + 2;
     }
-    field(out, "X-Forwarded-For", ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
-    field(out, "X-Forwarded-Proto", ForwardingRules.xForwardedProto(priorProto, tls, trustedHops));
+    FieldLines.write(out, FieldLines.X_FORWARDED_FOR, ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
+    FieldLines.write(out, FieldLines.X_FORWARDED_PROTO, ForwardingRules.xForwardedProto(priorProto, tls, trustedHops));
     String forwardedHost = ForwardingRules.xForwardedHost(priorHost, authority, trustedHops);
     if (forwardedHost != null) {
-      field(out, "X-Forwarded-Host", forwardedHost);
+      FieldLines.write(out, FieldLines.X_FORWARDED_HOST, forwardedHost);
     }
-    field(out, "Forwarded", ForwardedElement.forwarded(priorForwarded, client, tls, authority, trustedHops));
-    field(out, "Via", ForwardingRules.via(priorVia, via));
+    ForwardedElement.write(out, priorForwarded, client, tls, authority, trustedHops);
+    FieldLines.write(out, FieldLines.VIA, ForwardingRules.via(priorVia, via));
     for (int i = 0; i < replaced.size(); i++) {
       if (replaced.value(i) != null) {
-        field(out, replaced.name(i), replaced.value(i));
+        FieldLines.write(out, replaced.name(i), replaced.value(i));
       }
     }
     if (edit != null) {
       FieldEdits.write(out, edit);
     }
-    field(out, "Host", authority != null ? authority : fallbackHost);
+    FieldLines.write(out, FieldLines.HOST, authority != null ? authority : fallbackHost);
     backendHead = out.writeByte('\r').writeByte('\n');
   }
 
@@ -391,13 +391,6 @@ public final class RawRequest implements ClientRequest {
   @Override
   public boolean expectContinue() {
     return false;
-  }
-
-  private static void field(ByteBuf out, String name, String value) {
-    out.writeCharSequence(name, StandardCharsets.US_ASCII);
-    out.writeByte(':').writeByte(' ');
-    out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
-    out.writeByte('\r').writeByte('\n');
   }
 
   private static byte[] ascii(String s) {
