@@ -29,48 +29,46 @@ class H2ResponseBuffersTest extends VertxTestBase {
 
   @Test
   void tenStreamsOfAClientWhoseSocketIsFullHoldAboutOneBufferBetweenThem() throws Exception {
-    Buffer body = Buffer.buffer(new byte[4 << 20]);
-    TestBackend b = TestBackend.start(vertx, req -> req.response().end(body));
-    Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 20)).build());
-    long before = pinned();
-
-    try (Socket client = RawH2.stalledDownloads(fairway.proxyPort(), STREAMS, "/big")) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (b.requests() < STREAMS && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      assertThat(b.requests()).as("streams that reached the backend").isEqualTo(STREAMS);
-      long held = settled(deadline);
-
-      // The connection's buffer (64 KiB) and a read or two of 16 KiB; reads of 64 KiB by each stream
-      // once the buffer was full would hold 640 KiB and more.
-      assertThat(held - before).as("bytes Fairway holds for %d stalled streams", STREAMS)
-          .isBetween(16L << 10, 256L << 10);
-    }
-    TestFairway.assertIdleSoon(fairway);
+    // The connection's buffer (64 KiB) and a read or two of 16 KiB; reads of 64 KiB by each stream
+    // once the buffer was full would hold 640 KiB and more.
+    assertThat(heldBy(port -> RawH2.stalledDownloads(port, STREAMS, "/big")))
+        .as("bytes Fairway holds for %d stalled streams", STREAMS).isBetween(16L << 10, 256L << 10);
   }
 
   @Test
   void tenStreamsHeldBackByTheirWindowsHoldAReadOfAFrameEach() throws Exception {
+    // Each stream's window is spent: what it read beyond, one read of 16 KiB each (160 KiB);
+    // reads of 64 KiB would hold 640 KiB.
+    assertThat(heldBy(port -> RawH2.windowBoundDownloads(port, STREAMS, "/big")))
+        .as("bytes Fairway holds for %d window-bound streams", STREAMS).isBetween(16L << 10, 320L << 10);
+  }
+
+  /** A client made by {@code open} (given Fairway's port) that leaves its downloads under way. */
+  private interface Client {
+    Socket open(int port) throws Exception;
+  }
+
+  /**
+   * Starts a backend answering 4 MiB and a Fairway in front of it, lets {@code client} open its
+   * streams, and says how many more bytes Fairway has pinned once all of them reached the backend
+   * and the count settled.
+   */
+  private long heldBy(Client client) throws Exception {
     Buffer body = Buffer.buffer(new byte[4 << 20]);
     TestBackend b = TestBackend.start(vertx, req -> req.response().end(body));
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("web", backend("b", b.port(), 20)).build());
     long before = pinned();
-
-    try (Socket client = RawH2.windowBoundDownloads(fairway.proxyPort(), STREAMS, "/big")) {
+    long held;
+    try (Socket s = client.open(fairway.proxyPort())) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (b.requests() < STREAMS && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
       assertThat(b.requests()).as("streams that reached the backend").isEqualTo(STREAMS);
-      long held = settled(deadline);
-
-      // Each stream's window is spent: what it read beyond, one read of 16 KiB each (160 KiB);
-      // reads of 64 KiB would hold 640 KiB.
-      assertThat(held - before).as("bytes Fairway holds for %d window-bound streams", STREAMS)
-          .isBetween(16L << 10, 320L << 10);
+      held = settled(deadline) - before;
     }
     TestFairway.assertIdleSoon(fairway);
+    return held;
   }
 
   /** The pinned bytes once they stopped changing for half a second (or at the deadline). */
