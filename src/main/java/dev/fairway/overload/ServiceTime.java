@@ -33,7 +33,11 @@ public final class ServiceTime {
   /** One answer took {@code nanos}. */
   public void sample(long nanos) {
     double e = estimate;
-    if (samples++ == 0) {
+    int n = samples;
+    if (n < MIN_SAMPLES) {
+      samples = n + 1; // counted only as far as it matters: no write per answer after that
+    }
+    if (n == 0) {
       estimate = nanos;
     } else if (nanos > e) {
       estimate = Math.min(nanos, e * (1 + STEP * q));

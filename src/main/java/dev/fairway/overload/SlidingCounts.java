@@ -17,6 +17,10 @@ final class SlidingCounts {
   private final long[][] buckets;
   private final long[] totals;
   private long newest;
+  /** The ring slot of {@link #newest}. */
+  private int newestSlot;
+  /** When the bucket after {@link #newest} begins: until then a call changes no bucket, without a division. */
+  private long nextBucketAt;
   private boolean started;
 
   /**
@@ -37,7 +41,7 @@ final class SlidingCounts {
   /** Adds {@code delta} to {@code counter} at {@code nowNanos}. */
   void add(int counter, long nowNanos, long delta) {
     advance(nowNanos);
-    buckets[slot(newest)][counter] += delta;
+    buckets[newestSlot][counter] += delta;
     totals[counter] += delta;
   }
 
@@ -48,10 +52,13 @@ final class SlidingCounts {
   }
 
   private void advance(long nowNanos) {
+    if (started && nowNanos < nextBucketAt) {
+      return;
+    }
     long index = Math.floorDiv(nowNanos, bucketNanos);
     if (!started) {
       started = true;
-      newest = index;
+      moveTo(index);
       return;
     }
     if (index <= newest) {
@@ -65,7 +72,13 @@ final class SlidingCounts {
         expired[c] = 0;
       }
     }
+    moveTo(index);
+  }
+
+  private void moveTo(long index) {
     newest = index;
+    newestSlot = slot(index);
+    nextBucketAt = (index + 1) * bucketNanos; // an overflow near Long.MAX_VALUE only loses the shortcut
   }
 
   private int slot(long index) {
