@@ -230,6 +230,6 @@ for path in $PATHS; do
   done
 done
 echo
-echo "req/s ratio = Fairway/HAProxy median requests/s (target >= 0.80); p99 ratio = Fairway/HAProxy median p99 (lower is better)."
+echo "req/s ratio = Fairway/HAProxy median requests/s; p99 ratio = Fairway/HAProxy median p99 (issue 27 asks >= 1.00 and <= 1.20)."
 echo "CPU us/req = the proxy's CPU time (user + system) per request; req/s/core = 1e6 / that."
 echo "backend = one nginx worker measured directly ($DIRECT_ROUNDS of $ROUNDS rounds), a reference, not a proxy."
