@@ -14,6 +14,7 @@
 #   JAVA_OPTS ["-Xmx192m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
 #   IDLE_H2 [0; 1: the idle connections speak h2c, each after one GET on stream 1]
 #   H2_STREAMS [unset]: A loads with h2load over h2c, that many streams per connection, instead of wrk
+#   JAR [target/fairway.jar] (e.g. a build of an earlier commit)
 #   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81, admin BASE+91
 set -euo pipefail
 
@@ -33,7 +34,7 @@ B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE
 ports_free "$B1" "$B2" "$FP" "$AP"
 need=$(( IDLE_CONNS + 2000 ))
 if (( $(ulimit -n) < need )); then ulimit -n "$need" 2>/dev/null || die "ulimit -n $(ulimit -n) < $need open files"; fi
-ensure_jar
+resolve_jar
 
 WORK=$(mktemp -d /tmp/fairway-memory.XXXXXX)
 PIDS=()
@@ -48,7 +49,7 @@ kb() { awk -v k="$2" '$1 == k ":" { print $2 }' "/proc/$1/status"; }
 mb() { awk -v v="$1" 'BEGIN { printf "%.1f", v / 1024 }'; }
 start_fairway() {
   # shellcheck disable=SC2086
-  java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/fairway.json" > "$WORK/fairway-$1.log" 2>&1 &
+  java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway-$1.log" 2>&1 &
   FPID=$!; PIDS+=("$FPID")
   wait_http "$FP" / "$FPID" "Fairway ($1)"
 }

@@ -158,6 +158,44 @@ public final class RawH2 {
     return s;
   }
 
+  /**
+   * Opens {@code n} streams (1, 3, 5, …), each a {@code GET path}, with the largest windows, on a
+   * socket with a small receive buffer read slowly (a pause after each 64 KiB): the socket holds
+   * the server back while all streams have DATA to send. Returns the payload sizes of the DATA
+   * frames that came, in order, once every stream ended.
+   */
+  public static java.util.List<Integer> slowDownloads(int port, int n, String path) throws IOException, InterruptedException {
+    try (Socket s = new Socket()) {
+      s.setReceiveBufferSize(16 * 1024);
+      s.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+      OutputStream out = open(s, 10_000, new byte[] {0, 4, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+      frame(out, WINDOW_UPDATE, 0, 0, new byte[] {0x7f, (byte) 0xff, 0, 0});
+      for (int i = 0; i < n; i++) {
+        frame(out, HEADERS, 0x5, 1 + 2 * i, headerBlock(":method", "GET", ":path", path, ":scheme", "http", ":authority", "a"));
+      }
+      out.flush();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      java.util.List<Integer> sizes = new java.util.ArrayList<>();
+      int ended = 0;
+      long sinceNap = 0;
+      while (ended < n) {
+        Frame f = readFrame(in);
+        if (f.type() == DATA) {
+          sizes.add(f.payload().length);
+          sinceNap += f.payload().length;
+        }
+        if ((f.type() == DATA || f.type() == HEADERS) && (f.flags() & 0x1) != 0 || f.type() == RST_STREAM) {
+          ended++;
+        }
+        if (sinceNap >= 64 * 1024) {
+          sinceNap = 0;
+          Thread.sleep(2);
+        }
+      }
+      return sizes;
+    }
+  }
+
   /** Sets the read timeout and writes the preface and a SETTINGS frame with {@code settings}. */
   private static OutputStream open(Socket s, int timeoutMs, byte[] settings) throws IOException {
     s.setSoTimeout(timeoutMs);

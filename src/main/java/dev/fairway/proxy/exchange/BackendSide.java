@@ -86,6 +86,11 @@ final class BackendSide implements UpstreamUser {
         : RetryPolicy.staleConnection(u.reused(), u.cause(), gaveUp, interim, x.request.hasBody(), x.request.method());
   }
 
+  @Override
+  public int clientRoom() {
+    return x.conn.room();
+  }
+
   /** Holds {@code u} for the request and writes the request to it. */
   void take(Upstream u, Endpoint e, long nowNanos) {
     upstream = u;

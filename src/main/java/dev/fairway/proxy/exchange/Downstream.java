@@ -33,6 +33,14 @@ public interface Downstream {
   /** Whether the client can take more now (its connection's buffer, or the stream's flow-control window). */
   boolean writable();
 
+  /**
+   * How many response bytes the client can take now without Fairway holding them: its
+   * connection's buffer, and for a stream also its flow-control windows; 0 when none.
+   */
+  default int room() {
+    return (int) Math.min(Integer.MAX_VALUE, channel().bytesBeforeUnwritable());
+  }
+
   /** The client's IP address, as text. */
   String remote();
 

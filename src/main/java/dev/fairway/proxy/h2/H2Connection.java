@@ -4,11 +4,13 @@ import dev.fairway.proxy.exchange.Gateway;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2FrameStreamEvent;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
@@ -36,6 +38,8 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
   /** The streams that were given frames in the read under way. */
   private final List<H2Stream> read = new ArrayList<>();
   private ChannelHandlerContext ctx;
+  /** DATA bytes the streams wrote since the last {@link #flush}: not in the connection's buffer yet. */
+  private long queued;
 
   H2Connection(Gateway gateway, ClientSide connection, Http2FrameCodec codec) {
     this.gateway = gateway;
@@ -57,6 +61,34 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
   boolean writable(Http2FrameStream stream) {
     Http2Stream s = codec.connection().stream(stream.id());
     return s != null && codec.connection().remote().flowController().isWritable(s);
+  }
+
+  /**
+   * How many bytes {@code stream} can send now without waiting: the least of its window, the
+   * connection's window and its share of what is left of the connection's buffer once the DATA
+   * written since the last flush is in it (shared evenly by the open streams); 0 when it is not
+   * writable.
+   */
+  int room(Http2FrameStream stream) {
+    Http2Connection c = codec.connection();
+    Http2Stream s = c.stream(stream.id());
+    Http2RemoteFlowController flow = c.remote().flowController();
+    if (s == null || !flow.isWritable(s)) {
+      return 0;
+    }
+    long share = (ctx.channel().bytesBeforeUnwritable() - queued) / Math.max(1, c.numActiveStreams());
+    return (int) Math.max(0, Math.min(share, Math.min(flow.windowSize(s), flow.windowSize(c.connectionStream()))));
+  }
+
+  /** A stream wrote {@code bytes} of DATA, which wait in the codec until the next {@link #flush}. */
+  void queued(int bytes) {
+    queued += bytes;
+  }
+
+  /** Sends what the streams wrote. */
+  void flush() {
+    queued = 0;
+    ctx.flush();
   }
 
   /** Gives the client {@code bytes} more of {@code stream}'s window (and the connection's): they were read. */

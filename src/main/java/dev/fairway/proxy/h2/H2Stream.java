@@ -237,6 +237,7 @@ public final class H2Stream implements Downstream {
         return sendTrailers((LastHttpContent) c);
       }
       if (c.content().isReadable() || last) {
+        h2.queued(c.content().readableBytes());
         sent = h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
       } else {
         c.release();
@@ -248,6 +249,7 @@ public final class H2Stream implements Downstream {
   /** A body's end with trailer fields: its bytes as DATA, if any, then a HEADERS frame that ends the stream. */
   private ChannelFuture sendTrailers(LastHttpContent last) {
     if (last.content().isReadable()) {
+      h2.queued(last.content().readableBytes());
       h2.ctx().write(new DefaultHttp2DataFrame(last.content().retain(), false).stream(stream));
     }
     Http2Headers fields = HttpConversionUtil.toHttp2Headers(last.trailingHeaders(), false);
@@ -262,17 +264,25 @@ public final class H2Stream implements Downstream {
       ReferenceCountUtil.release(msg);
       return;
     }
+    if (msg instanceof Http2DataFrame data) {
+      h2.queued(data.content().readableBytes());
+    }
     h2.ctx().write(msg);
   }
 
   @Override
   public void flush() {
-    h2.ctx().flush();
+    h2.flush();
   }
 
   @Override
   public boolean writable() {
     return !closed && h2.writable(stream);
+  }
+
+  @Override
+  public int room() {
+    return closed ? 0 : h2.room(stream);
   }
 
   @Override

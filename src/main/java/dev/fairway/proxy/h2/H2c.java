@@ -3,6 +3,7 @@ package dev.fairway.proxy.h2;
 import dev.fairway.config.EdgeLimits;
 import dev.fairway.proxy.exchange.Gateway;
 import dev.fairway.proxy.upstream.UpstreamPool;
+import dev.fairway.proxy.wire.FrameCodecs;
 import dev.fairway.proxy.wire.FramingGuard;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -12,7 +13,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.nio.charset.StandardCharsets;
@@ -102,7 +102,7 @@ public final class H2c extends ChannelInboundHandlerAdapter {
     // responses of many streams, ended by many backend reads in one event-loop turn, leave in one write
     FlushConsolidationHandler flushes = new FlushConsolidationHandler(FLUSHES_PER_WRITE, true);
     p.addBefore(ctx.name(), null, flushes);
-    Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+    Http2FrameCodec codec = FrameCodecs.forServer()
         .initialSettings(settings)
         .validateHeaders(true)
         .gracefulShutdownTimeoutMillis(gracefulCloseMs)

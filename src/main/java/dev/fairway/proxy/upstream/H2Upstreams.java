@@ -2,6 +2,7 @@ package dev.fairway.proxy.upstream;
 
 import dev.fairway.config.UpstreamTls;
 import dev.fairway.metrics.HttpMeters;
+import dev.fairway.proxy.wire.FrameCodecs;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -11,7 +12,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.flush.FlushConsolidationHandler;
@@ -123,7 +123,7 @@ public final class H2Upstreams {
   }
 
   private static Http2FrameCodec codec() {
-    return Http2FrameCodecBuilder.forClient()
+    return FrameCodecs.forClient()
         .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(STREAM_WINDOW))
         .validateHeaders(true)
         .build();

@@ -122,19 +122,22 @@ public final class Upstream extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Serves {@code e} from now on; {@code toStream}: its response goes to an HTTP/2 stream, so the
-   * connection is read a frame's worth at a time ({@link ReadSize}).
+   * Serves {@code e} from now on; {@code toStream}: its response goes to an HTTP/2 stream, so each
+   * read of the connection takes no more than the client can take then ({@link ReadSize}).
    */
   public void attach(UpstreamUser e, boolean toStream) {
     exchange = e;
     if (reads != null) {
-      reads.cap(toStream ? ReadSize.FOR_STREAM : ReadSize.FOR_CONNECTION);
+      reads.serve(toStream ? e : null);
     }
   }
 
   /** Serves no exchange any more. */
   public void detach() {
     exchange = null;
+    if (reads != null) {
+      reads.serve(null);
+    }
   }
 
   @Override
