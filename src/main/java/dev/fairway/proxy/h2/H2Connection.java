@@ -1,6 +1,7 @@
 package dev.fairway.proxy.h2;
 
 import dev.fairway.proxy.exchange.Gateway;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
@@ -57,9 +58,13 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     return ctx;
   }
 
-  /** Whether the client's flow-control window of {@code stream}, and the connection, can take more. */
-  boolean writable(Http2FrameStream stream) {
-    Http2Stream s = codec.connection().stream(stream.id());
+  /** The codec's own state of stream {@code id} (its windows), or {@code null} if it has none. */
+  Http2Stream codecStream(int id) {
+    return codec.connection().stream(id);
+  }
+
+  /** Whether the client's flow-control window of {@code s}, and the connection, can take more. */
+  boolean writable(Http2Stream s) {
     return s != null && codec.connection().remote().flowController().isWritable(s);
   }
 
@@ -69,9 +74,8 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
    * written since the last flush is in it (shared evenly by the open streams); 0 when it is not
    * writable.
    */
-  int room(Http2FrameStream stream) {
+  int room(Http2Stream s) {
     Http2Connection c = codec.connection();
-    Http2Stream s = c.stream(stream.id());
     Http2RemoteFlowController flow = c.remote().flowController();
     if (s == null || !flow.isWritable(s)) {
       return 0;
@@ -80,9 +84,12 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     return (int) Math.max(0, Math.min(share, Math.min(flow.windowSize(s), flow.windowSize(c.connectionStream()))));
   }
 
-  /** A stream wrote {@code bytes} of DATA, which wait in the codec until the next {@link #flush}. */
-  void queued(int bytes) {
-    queued += bytes;
+  /** Writes a stream's frame, unflushed; a DATA frame's bytes count as queued until the next {@link #flush}. */
+  ChannelFuture write(Object frame) {
+    if (frame instanceof Http2DataFrame data) {
+      queued += data.content().readableBytes();
+    }
+    return ctx.write(frame);
   }
 
   /** Sends what the streams wrote. */

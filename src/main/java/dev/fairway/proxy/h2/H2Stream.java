@@ -36,6 +36,7 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
@@ -63,6 +64,8 @@ public final class H2Stream implements Downstream {
   private final ClientSide connection;
   private final H2Connection h2;
   private final Http2FrameStream stream;
+  /** The codec's state of the stream, whose windows say how much the client can take ({@code null} if none). */
+  private final Http2Stream windows;
   private Exchange exchange;
   /** The request's head came (a later HEADERS frame carries trailers). */
   private boolean requestSeen;
@@ -82,6 +85,7 @@ public final class H2Stream implements Downstream {
     this.connection = connection;
     this.h2 = h2;
     this.stream = stream;
+    this.windows = h2.codecStream(stream.id());
   }
 
   /** A HEADERS or DATA frame of this stream. */
@@ -237,8 +241,7 @@ public final class H2Stream implements Downstream {
         return sendTrailers((LastHttpContent) c);
       }
       if (c.content().isReadable() || last) {
-        h2.queued(c.content().readableBytes());
-        sent = h2.ctx().write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
+        sent = h2.write(new DefaultHttp2DataFrame(c.content(), last).stream(stream));
       } else {
         c.release();
       }
@@ -249,8 +252,7 @@ public final class H2Stream implements Downstream {
   /** A body's end with trailer fields: its bytes as DATA, if any, then a HEADERS frame that ends the stream. */
   private ChannelFuture sendTrailers(LastHttpContent last) {
     if (last.content().isReadable()) {
-      h2.queued(last.content().readableBytes());
-      h2.ctx().write(new DefaultHttp2DataFrame(last.content().retain(), false).stream(stream));
+      h2.write(new DefaultHttp2DataFrame(last.content().retain(), false).stream(stream));
     }
     Http2Headers fields = HttpConversionUtil.toHttp2Headers(last.trailingHeaders(), false);
     last.release();
@@ -264,10 +266,7 @@ public final class H2Stream implements Downstream {
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (msg instanceof Http2DataFrame data) {
-      h2.queued(data.content().readableBytes());
-    }
-    h2.ctx().write(msg);
+    h2.write(msg);
   }
 
   @Override
@@ -277,12 +276,12 @@ public final class H2Stream implements Downstream {
 
   @Override
   public boolean writable() {
-    return !closed && h2.writable(stream);
+    return !closed && h2.writable(windows);
   }
 
   @Override
   public int room() {
-    return closed ? 0 : h2.room(stream);
+    return closed ? 0 : h2.room(windows);
   }
 
   @Override
