@@ -35,7 +35,7 @@ public interface Downstream {
 
   /**
    * How many response bytes the client can take now without Fairway holding them: its
-   * connection's buffer, and for a stream also its flow-control windows; 0 when none.
+   * connection's buffer (for a stream, its share of it) and a stream's flow-control windows; 0 when none.
    */
   default int room() {
     return (int) Math.min(Integer.MAX_VALUE, channel().bytesBeforeUnwritable());

@@ -23,8 +23,9 @@ public interface UpstreamUser {
 
   /**
    * How many response bytes the client can take now without Fairway holding them: for an HTTP/2
-   * stream the least of its window, its connection's window and its connection's buffer; 0 when
-   * it can take none. Asked before each read of the backend while serving an HTTP/2 stream.
+   * stream the least of its window, its connection's window and its share of its connection's
+   * buffer; 0 when it can take none. Asked before each read of the backend while serving an
+   * HTTP/2 stream.
    */
   int clientRoom();
 }
