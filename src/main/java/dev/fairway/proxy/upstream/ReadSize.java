@@ -67,20 +67,19 @@ final class ReadSize implements RecvByteBufAllocator {
 
     @Override
     public ByteBuf allocate(ByteBufAllocator alloc) {
-      UpstreamUser s = stream;
-      int cap = MOST;
-      if (s != null) {
-        int room = s.clientRoom();
-        overdrawn |= room <= 0;
-        cap = cap(room);
-      }
-      return alloc.ioBuffer(Math.min(delegate().guess(), cap));
+      int room = room();
+      overdrawn |= room <= 0;
+      return alloc.ioBuffer(Math.min(delegate().guess(), cap(room)));
     }
 
     @Override
     public int guess() {
+      return Math.min(delegate().guess(), cap(room()));
+    }
+
+    private int room() {
       UpstreamUser s = stream;
-      return Math.min(delegate().guess(), s == null ? MOST : cap(s.clientRoom()));
+      return s == null ? MOST : s.clientRoom();
     }
 
     @Override
