@@ -11,13 +11,12 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -318,25 +317,16 @@ public final class RawRequest implements ClientRequest {
   }
 
   /**
-   * The backend's head as Netty's request, for an HTTP/2 stream: its fields read back from the
-   * bytes {@link #toBackend} made (so the {@link ForwardingRules} apply once, the same way), plus
-   * {@code te: trailers} if the client's {@code te} listed it.
+   * The backend's head as a HEADERS frame ending the stream, for an HTTP/2 stream: its fields read
+   * back from the bytes {@link #toBackend} made (so the {@link ForwardingRules} apply once, the
+   * same way) by {@link StreamHead}, plus {@code te: trailers} if the client's {@code te} listed it.
    */
   @Override
   public boolean writeToStream(Channel stream) {
     byte[] h = ByteBufUtil.getBytes(backendHead);
-    AsciiString text = new AsciiString(h, false);
-    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method,
-        backendTarget == null ? uri : backendTarget, Unpooled.EMPTY_BUFFER, false);
-    int s = indexOf(h, (byte) '\n', 0, h.length) + 1;
-    for (int e; (e = indexOf(h, (byte) '\r', s, h.length)) > s; s = e + 2) {
-      int colon = indexOf(h, (byte) ':', s, e);
-      req.headers().add(text.subSequence(s, colon, false), text.subSequence(colon + 1, e, false).trim());
-    }
-    if (ForwardingRules.teTrailers(field("te"))) {
-      req.headers().set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
-    }
-    stream.writeAndFlush(req);
+    boolean https = stream.parent() != null && stream.parent().pipeline().get(SslHandler.class) != null;
+    stream.writeAndFlush(new DefaultHttp2HeadersFrame(StreamHead.of(h, h.length, method,
+        backendTarget == null ? uri : backendTarget, https, ForwardingRules.teTrailers(field("te"))), true));
     return true;
   }
 
