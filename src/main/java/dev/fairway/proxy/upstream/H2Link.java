@@ -2,6 +2,7 @@ package dev.fairway.proxy.upstream;
 
 import dev.fairway.config.UpstreamTls;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -45,6 +46,8 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   final int connectMs;
   private final H2Upstreams pool;
   private Channel channel;
+  /** Opens the streams; one for the connection, so each stream does not look up the multiplexer again. */
+  private Http2StreamChannelBootstrap streams;
   /** The backend's SETTINGS_MAX_CONCURRENT_STREAMS ({@link Long#MAX_VALUE} if it gave none). */
   long maxStreams = Long.MAX_VALUE;
   /** Streams open now. */
@@ -87,25 +90,16 @@ final class H2Link extends ChannelInboundHandlerAdapter {
    */
   void openStream(BiConsumer<Upstream, Throwable> done) {
     active++;
-    Upstream u = new Upstream(key);
-    new Http2StreamChannelBootstrap(channel)
-        .handler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel ch) {
-            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false, false)).addLast(new H2ResponseCheck())
-                .addLast(u);
-          }
-        })
-        .open()
-        .addListener(f -> {
-          if (f.isSuccess()) {
-            ((Channel) f.getNow()).closeFuture().addListener(c -> streamClosed());
-            done.accept(u, null);
-          } else {
-            streamClosed();
-            done.accept(null, f.cause());
-          }
-        });
+    streams.open().addListener(f -> {
+      if (f.isSuccess()) {
+        Channel ch = (Channel) f.getNow();
+        ch.closeFuture().addListener(c -> streamClosed());
+        done.accept(ch.pipeline().get(Upstream.class), null);
+      } else {
+        streamClosed();
+        done.accept(null, f.cause());
+      }
+    });
   }
 
   private void streamClosed() {
@@ -120,6 +114,7 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+    streams = new Http2StreamChannelBootstrap(channel).handler(new StreamPipeline(key));
     if (channel.isActive()) { // a TLS connection taken over after ALPN: active already
       ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW));
     }
@@ -176,5 +171,21 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     ctx.close();
+  }
+
+  /** A new stream's pipeline: Netty's frame-to-HttpObject codec, {@link H2ResponseCheck}, and its {@link Upstream}. */
+  @ChannelHandler.Sharable
+  private static final class StreamPipeline extends ChannelInitializer<Http2StreamChannel> {
+    private final String key;
+
+    StreamPipeline(String key) {
+      this.key = key;
+    }
+
+    @Override
+    protected void initChannel(Http2StreamChannel ch) {
+      ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false, false)).addLast(new H2ResponseCheck())
+          .addLast(new Upstream(key));
+    }
   }
 }
