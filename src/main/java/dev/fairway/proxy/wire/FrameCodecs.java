@@ -3,43 +3,20 @@ package dev.fairway.proxy.wire;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import io.netty.handler.codec.http2.WeightedFairQueueByteDistributor;
-import io.netty.util.AsciiString;
 
 /**
- * Netty's HTTP/2 frame codec whose streams share a connection a whole DATA frame at a time, and
- * whose header compression keeps fields that differ on every request out of its table.
+ * Netty's HTTP/2 frame codec whose streams share a connection a whole DATA frame at a time.
  *
  * <p>Example: ten streams each have 64 KiB queued and the socket takes 48 KiB. Netty's default
  * shares those 48 KiB out 1 KiB at a time, round robin: 48 DATA frames of 1 KiB, each its own
  * header, buffer slice and entry in the socket's queue. Here each stream in turn gets a frame of
  * up to 16 KiB (the default maximum frame size): three frames, as fair over a response and far
  * cheaper to write.
- *
- * <p>Example: every request and response carries its own {@code x-request-id}. HPACK's default
- * adds each new value to the connection's 4 KiB table, where it is never used again and pushes out
- * the fields that repeat ({@code :authority}, {@code forwarded}, {@code server}, ...), which must
- * then be sent in full and added again. Here such fields are sent as literals that are never
- * indexed (RFC 7541 §6.2.3): the same bytes as before for them, and the repeating fields stay one
- * byte each.
  */
 public final class FrameCodecs extends Http2FrameCodecBuilder {
   /** A stream's turn: one DATA frame of the default maximum frame size (RFC 9113 §4.2). */
   static final int QUANTUM = 16 * 1024;
-  private static final AsciiString REQUEST_ID = AsciiString.cached("x-request-id");
-  private static final AsciiString GRPC_TIMEOUT = AsciiString.cached("grpc-timeout");
-  private static final AsciiString TRACEPARENT = AsciiString.cached("traceparent");
-  /**
-   * The fields whose value is new on each request: Fairway's request ids, a call's remaining
-   * {@code grpc-timeout} (reduced by the time spent) and a hop's {@code traceparent} (a new span id).
-   */
-  static final Http2HeadersEncoder.SensitivityDetector UNIQUE_PER_REQUEST = (name, value) -> {
-    int n = name.length();
-    return n == 12 && (AsciiString.contentEqualsIgnoreCase(name, REQUEST_ID)
-        || AsciiString.contentEqualsIgnoreCase(name, GRPC_TIMEOUT))
-        || n == 11 && AsciiString.contentEqualsIgnoreCase(name, TRACEPARENT);
-  };
 
   private FrameCodecs(boolean server) {
     DefaultHttp2Connection connection = new DefaultHttp2Connection(server, maxReservedStreams());
@@ -48,7 +25,6 @@ public final class FrameCodecs extends Http2FrameCodecBuilder {
     connection.remote().flowController(new DefaultHttp2RemoteFlowController(connection, turns));
     connection(connection); // instead of server(…), which Netty allows only without a connection
     gracefulShutdownTimeoutMillis(0);
-    headerSensitivityDetector(UNIQUE_PER_REQUEST);
     if (!server) { // the builder takes itself for a server's: a client's limits on resets are none, as forClient()'s
       decoderEnforceMaxRstFramesPerWindow(0, 0);
       encoderEnforceMaxRstFramesPerWindow(0, 0);
