@@ -172,7 +172,7 @@ final class BackendSide implements UpstreamUser {
   /** The client's read batch is over: send what it gave. */
   void flush() {
     if (upstream != null) {
-      upstream.channel().flush();
+      upstream.flush();
     }
   }
 
@@ -187,7 +187,7 @@ final class BackendSide implements UpstreamUser {
   void timeOut() {
     if (upstream != null) {
       timedOut = true;
-      upstream.channel().close();
+      upstream.close();
     }
   }
 
@@ -197,10 +197,10 @@ final class BackendSide implements UpstreamUser {
     upstream = null;
     u.detach();
     if (reusable && u.poolable()) {
-      u.channel().config().setAutoRead(true);
+      u.autoRead(true);
       x.ctx.pool().offer(u, nowNanos);
     } else {
-      u.channel().close();
+      u.close();
     }
   }
 
@@ -210,7 +210,7 @@ final class BackendSide implements UpstreamUser {
     upstream = null;
     if (u != null) {
       u.detach();
-      u.channel().close();
+      u.close();
     }
   }
 

@@ -131,7 +131,7 @@ public final class Exchange extends SlotHolder {
       release(Ending.ABORTED, now);
       fail(Failure.DEADLINE_EXCEEDED);
     } else if (u.multiplexed() && request.upgradeTo() != null) { // an https backend chose h2 by ALPN
-      u.channel().close();
+      u.close();
       release(Ending.ABORTED, now);
       fail(Failure.UPGRADE_TO_H2);
     } else {
@@ -142,7 +142,7 @@ public final class Exchange extends SlotHolder {
   /** A backend connection opened for nothing: an HTTP/2 stream is closed, a connection pooled as good as new. */
   private void unused(Upstream u, long now) {
     if (u.multiplexed()) {
-      u.channel().close(); // nothing was sent on it
+      u.close(); // nothing was sent on it
     } else {
       ctx.pool().offer(u, now);
     }

@@ -3,7 +3,6 @@ package dev.fairway.proxy.exchange;
 import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.ForwardingRules;
-import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -73,8 +72,7 @@ final class RequestRelay implements Consumer<Failure> {
    * @param nowNanos {@code System.nanoTime()}, read once by the caller
    */
   void send(Upstream u, long nowNanos) {
-    Channel ch = u.channel();
-    if (u.multiplexed() ? x.request.writeToStream(ch) : x.request.writeTo(ch, u.wire())) {
+    if (u.sendHead(x.request)) {
       sentAll(nowNanos);
       return;
     }
@@ -82,10 +80,10 @@ final class RequestRelay implements Consumer<Failure> {
       HttpContent c;
       while ((c = pending.poll()) != null) {
         keep(u, c);
-        ch.write(c);
+        u.write(c);
       }
     }
-    ch.flush();
+    u.flush();
     if (ended) {
       sentAll(nowNanos);
       return;
@@ -94,7 +92,7 @@ final class RequestRelay implements Consumer<Failure> {
       x.conn.writeRaw(x.conn.continueMessage());
       x.conn.flush();
     }
-    if (!ch.isWritable()) {
+    if (!u.writable()) {
       x.conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
     }
@@ -126,12 +124,11 @@ final class RequestRelay implements Consumer<Failure> {
       pending.add(c);
       return;
     }
-    Channel ch = u.channel();
     keep(u, c);
-    ch.write(c);
+    u.write(c);
     if (last) {
       sentAll(System.nanoTime());
-    } else if (!ch.isWritable()) {
+    } else if (!u.writable()) {
       x.conn.pause(ReadPauses.UPSTREAM);
       armUploadTimer();
     }
@@ -161,7 +158,7 @@ final class RequestRelay implements Consumer<Failure> {
       Upstream u = x.upstream();
       if (!x.over() && u != null) {
         stalled = true;
-        u.channel().close();
+        u.close();
       }
     }, x.route.timeouts().uploadIdleMs(), TimeUnit.MILLISECONDS);
   }

@@ -284,7 +284,7 @@ final class ResponseRelay {
    * takes {@code slowClientMs} the slot goes back ({@link Exchange#onResponseTimeout}).
    */
   void clientHoldsBack() {
-    x.upstream().channel().config().setAutoRead(false);
+    x.upstream().autoRead(false);
     long ms = x.route.timeouts().slowClientMs();
     if (ms >= 0 && !x.slotGivenBack() && !x.ctx.deadlines().armed(x)) {
       x.ctx.deadlines().arm(x, System.nanoTime() + ms * 1_000_000L);
@@ -296,6 +296,6 @@ final class ResponseRelay {
     if (responding) {
       x.ctx.deadlines().disarm(x);
     }
-    u.channel().config().setAutoRead(true);
+    u.autoRead(true);
   }
 }

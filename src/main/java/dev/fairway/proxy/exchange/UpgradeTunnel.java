@@ -27,7 +27,7 @@ final class UpgradeTunnel {
 
   UpgradeTunnel(Downstream conn, Upstream u) {
     this.conn = conn;
-    this.backend = u.channel();
+    this.backend = u.socket(); // an HTTP/1.1 connection: upgrades never go to HTTP/2 streams
   }
 
   /** Relays the {@code 101} and turns both connections into byte pipes. */

@@ -2,27 +2,35 @@ package dev.fairway.proxy.upstream;
 
 import dev.fairway.config.UpstreamTls;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2ChannelDuplexHandler;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameStream;
+import io.netty.handler.codec.http2.Http2FrameStreamEvent;
+import io.netty.handler.codec.http2.Http2FrameStreamException;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2SettingsFrame;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
  * One HTTP/2 connection to a backend, last in its pipeline (an {@code SslHandler} for an
- * {@code https://} backend, Netty's frame codec and multiplexer, this): it learns from the
- * backend's SETTINGS how many streams it may carry, opens streams ({@link Upstream}s) for
- * exchanges, and stops taking new ones after the backend's GOAWAY (draining: the streams under way
- * finish).
+ * {@code https://} backend, Netty's frame codec, this): it learns from the backend's SETTINGS how
+ * many streams it may carry, opens streams ({@link BackendStream}s) for exchanges, hands each
+ * stream its frames and events (no channel per stream), and stops taking new streams after the
+ * backend's GOAWAY (draining: the streams under way finish).
  *
  * <p>Example: a gRPC server with {@code maxConcurrentCallsPerConnection(2)} sends
  * {@code MAX_CONCURRENT_STREAMS 2}: the link is {@link #ready} with {@link #maxStreams} 2; two
@@ -30,7 +38,7 @@ import java.util.function.BiConsumer;
  * Requests that came while the SETTINGS were still on their way wait in {@link #waiters} and are
  * given streams as the SETTINGS allow; the rest look for another link.
  */
-final class H2Link extends ChannelInboundHandlerAdapter {
+final class H2Link extends Http2ChannelDuplexHandler {
   /**
    * The connection's receive window above the default 64 KiB: many streams share it, and a small
    * one would throttle them all on a round trip per window.
@@ -46,8 +54,14 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   final int connectMs;
   private final H2Upstreams pool;
   private Channel channel;
-  /** Opens the streams; one for the connection, so each stream does not look up the multiplexer again. */
-  private Http2StreamChannelBootstrap streams;
+  private ChannelHandlerContext ctx;
+  private Http2FrameCodec codec;
+  /** The open streams by id (a stream is here once its HEADERS went out). */
+  private final IntObjectMap<BackendStream> streams = new IntObjectHashMap<>();
+  /** The streams that were given frames in the read under way. */
+  private final List<BackendStream> read = new ArrayList<>();
+  /** Window updates were written since the last flush. */
+  private boolean updatesPending;
   /** The backend's SETTINGS_MAX_CONCURRENT_STREAMS ({@link Long#MAX_VALUE} if it gave none). */
   long maxStreams = Long.MAX_VALUE;
   /** Streams open now. */
@@ -84,25 +98,22 @@ final class H2Link extends ChannelInboundHandlerAdapter {
     return !ready && !draining && waiters.size() < assumedStreams;
   }
 
-  /**
-   * Opens a stream for an exchange; tells {@code done} the stream or why not. The stream's end
-   * (either way, or a reset) gives it back to the link.
-   */
+  /** Gives an exchange a new stream (its id comes when its HEADERS go out); its end gives it back to the link. */
   void openStream(BiConsumer<Upstream, Throwable> done) {
     active++;
-    streams.open().addListener(f -> {
-      if (f.isSuccess()) {
-        Channel ch = (Channel) f.getNow();
-        ch.closeFuture().addListener(c -> streamClosed());
-        done.accept(ch.pipeline().get(Upstream.class), null);
-      } else {
-        streamClosed();
-        done.accept(null, f.cause());
-      }
-    });
+    done.accept(new BackendStream(this, newStream()), null);
   }
 
-  private void streamClosed() {
+  /** The stream went out with its HEADERS: from now on it hears its frames. */
+  void opened(BackendStream s, int id) {
+    streams.put(id, s);
+  }
+
+  /** A stream is over (ended, reset, refused or never sent): its room is the link's again. */
+  void streamClosed(BackendStream s, int id) {
+    if (id > 0) {
+      streams.remove(id);
+    }
     if (--active == 0) {
       idleSince = System.nanoTime();
       if (draining) {
@@ -111,10 +122,63 @@ final class H2Link extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** The codec's own state of stream {@code id} (its windows and state), or {@code null} if it has none. */
+  Http2Stream codecStream(int id) {
+    return codec.connection().stream(id);
+  }
+
+  /** Whether the backend's window for {@code s} (and the connection's buffer) can take more. */
+  boolean writable(Http2Stream s) {
+    return s != null && codec.connection().remote().flowController().isWritable(s);
+  }
+
+  /**
+   * Whether stream {@code id} is above the last one the backend's GOAWAY said it would process:
+   * the backend never saw it.
+   */
+  boolean aboveGoAway(int id) {
+    Http2Connection c = codec.connection();
+    return c.goAwayReceived() && id > c.local().lastStreamKnownByPeer();
+  }
+
+  /** Whether the connection is TLS (its requests say {@code :scheme https}). */
+  boolean secure() {
+    return profile != null;
+  }
+
+  /** Whether the connection is still open. */
+  boolean active() {
+    return channel.isActive();
+  }
+
+  /** Writes a frame of a stream, unflushed. */
+  ChannelFuture write(Object frame) {
+    return ctx.write(frame);
+  }
+
+  void flush() {
+    updatesPending = false;
+    ctx.flush();
+  }
+
+  /** Gives the backend {@code bytes} more of {@code stream}'s window (and the connection's): they were read. */
+  void consumed(Http2FrameStream stream, int bytes) {
+    if (bytes > 0) {
+      updatesPending = true;
+      ctx.write(new DefaultHttp2WindowUpdateFrame(bytes).stream(stream));
+    }
+  }
+
+  /** Runs {@code task} after what the event loop is doing now (a stream's end is told to its exchange so). */
+  void later(Runnable task) {
+    channel.eventLoop().execute(task);
+  }
+
   @Override
-  public void handlerAdded(ChannelHandlerContext ctx) {
+  protected void handlerAdded0(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
     channel = ctx.channel();
-    streams = new Http2StreamChannelBootstrap(channel).handler(new StreamPipeline(key));
+    codec = ctx.pipeline().get(Http2FrameCodec.class);
     if (channel.isActive()) { // a TLS connection taken over after ALPN: active already
       ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW));
     }
@@ -128,6 +192,22 @@ final class H2Link extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof Http2StreamFrame f && f.stream() != null) {
+      BackendStream s = streams.get(f.stream().id());
+      if (s == null) { // a stream already closed on this side: its bytes still count for the connection
+        if (msg instanceof Http2DataFrame data) {
+          consumed(f.stream(), data.initialFlowControlledBytes());
+        }
+        ReferenceCountUtil.release(msg);
+        return;
+      }
+      if (!s.inRead) {
+        s.inRead = true;
+        read.add(s);
+      }
+      s.onFrame(msg);
+      return;
+    }
     if (msg instanceof Http2SettingsFrame s) {
       Long max = s.settings().maxConcurrentStreams();
       if (max != null) {
@@ -158,9 +238,42 @@ final class H2Link extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    for (int i = 0; i < read.size(); i++) {
+      BackendStream s = read.get(i);
+      s.inRead = false;
+      s.readComplete();
+    }
+    read.clear();
+    if (updatesPending) {
+      flush();
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (!(evt instanceof Http2FrameStreamEvent e)) {
+      ReferenceCountUtil.release(evt);
+      return;
+    }
+    BackendStream s = streams.get(e.stream().id());
+    if (s == null) {
+      return;
+    }
+    if (e.type() == Http2FrameStreamEvent.Type.Writability) {
+      s.writabilityChanged();
+    } else if (e.stream().state() == Http2Stream.State.CLOSED) {
+      s.closed();
+    }
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     draining = true;
     pool.closed(this);
+    for (BackendStream s : new ArrayList<>(streams.values())) {
+      s.closed();
+    }
     BiConsumer<Upstream, Throwable> w;
     while ((w = waiters.poll()) != null) {
       w.accept(null, new IOException("the backend closed the HTTP/2 connection before its SETTINGS"));
@@ -168,24 +281,16 @@ final class H2Link extends ChannelInboundHandlerAdapter {
     ctx.fireChannelInactive();
   }
 
+  /** A stream's error (the codec has reset the stream) goes to its stream; anything else closes the connection. */
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof Http2FrameStreamException e) {
+      BackendStream s = streams.get(e.stream().id());
+      if (s != null) {
+        s.failed(e.getCause() != null ? e.getCause() : e);
+      }
+      return;
+    }
     ctx.close();
-  }
-
-  /** A new stream's pipeline: Netty's frame-to-HttpObject codec, {@link H2ResponseCheck}, and its {@link Upstream}. */
-  @ChannelHandler.Sharable
-  private static final class StreamPipeline extends ChannelInitializer<Http2StreamChannel> {
-    private final String key;
-
-    StreamPipeline(String key) {
-      this.key = key;
-    }
-
-    @Override
-    protected void initChannel(Http2StreamChannel ch) {
-      ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false, false)).addLast(new H2ResponseCheck())
-          .addLast(new Upstream(key));
-    }
   }
 }

@@ -7,12 +7,10 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.resolver.AddressResolverGroup;
@@ -109,8 +107,7 @@ public final class H2Upstreams {
     H2Link link = new H2Link(key, host, port, profile, connectMs, this);
     link.waiters.add(done);
     links.computeIfAbsent(key, k -> new ArrayList<>(2)).add(link);
-    ch.pipeline().addLast(consolidation()).addLast(codec())
-        .addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter())).addLast(link);
+    ch.pipeline().addLast(consolidation()).addLast(codec()).addLast(link);
     settingsWithin(ch, link, connectMs);
   }
 
@@ -151,11 +148,7 @@ public final class H2Upstreams {
         .handler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
-            ch.pipeline()
-                .addLast(consolidation())
-                .addLast(codec())
-                .addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()))
-                .addLast(link);
+            ch.pipeline().addLast(consolidation()).addLast(codec()).addLast(link);
           }
         })
         .connect(host, port)

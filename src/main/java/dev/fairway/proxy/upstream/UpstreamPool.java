@@ -60,7 +60,7 @@ public final class UpstreamPool {
   private final AddressResolverGroup<InetSocketAddress> resolver;
   private final HttpMeters meters;
   private final UpstreamTlsContexts tls;
-  private final Map<String, ArrayDeque<Upstream>> idle = new HashMap<>();
+  private final Map<String, ArrayDeque<BackendConnection>> idle = new HashMap<>();
   private final H2Upstreams h2;
 
   /** @param tls the process's TLS contexts for {@code https://} backends */
@@ -89,17 +89,17 @@ public final class UpstreamPool {
 
   /** The most recently used idle connection under {@code key} ({@link #key}), or {@code null}. */
   public Upstream poll(String key) {
-    ArrayDeque<Upstream> q = idle.get(key);
+    ArrayDeque<BackendConnection> q = idle.get(key);
     if (q == null) {
       return null;
     }
-    Upstream u;
+    BackendConnection u;
     while ((u = q.pollLast()) != null) {
       if (u.reusable()) {
         u.reused = true;
         return u;
       }
-      u.channel().close();
+      u.socket().close();
     }
     return null;
   }
@@ -109,7 +109,8 @@ public final class UpstreamPool {
    *
    * @param nowNanos {@code System.nanoTime()}: from when it is idle
    */
-  public void offer(Upstream u, long nowNanos) {
+  public void offer(Upstream upstream, long nowNanos) {
+    BackendConnection u = (BackendConnection) upstream; // streams are never poolable
     u.detach();
     u.idleSince = nowNanos;
     idle.computeIfAbsent(u.key, k -> new ArrayDeque<>()).addLast(u);
@@ -138,7 +139,7 @@ public final class UpstreamPool {
       done.accept(null, e);
       return;
     }
-    Upstream handler = new Upstream(key(host + ":" + port, profile), FramingGuard.forResponses(),
+    BackendConnection handler = new BackendConnection(key(host + ":" + port, profile), FramingGuard.forResponses(),
         HeadAwareCodecs.responseDecoder());
     ChannelFuture f = new Bootstrap()
         .group(loop)
@@ -186,7 +187,7 @@ public final class UpstreamPool {
     });
   }
 
-  private void connected(Channel ch, String host, int port, Upstream handler, BiConsumer<Upstream, Throwable> done) {
+  private void connected(Channel ch, String host, int port, BackendConnection handler, BiConsumer<Upstream, Throwable> done) {
     SocketAddress remote = meters.on() ? SocketAddress.inetSocketAddress(port, host) : null;
     Object metric = meters.upstreamConnected(remote);
     ch.closeFuture().addListener(c -> meters.upstreamDisconnected(metric, remote));
@@ -198,12 +199,12 @@ public final class UpstreamPool {
   /** Closes the connections (and HTTP/2 connections without streams) idle for longer than {@link #KEEP_ALIVE_NANOS}. */
   public void sweep(long nowNanos) {
     h2.sweep(nowNanos);
-    for (Iterator<ArrayDeque<Upstream>> it = idle.values().iterator(); it.hasNext(); ) {
-      ArrayDeque<Upstream> q = it.next();
-      Upstream u;
-      while ((u = q.peekFirst()) != null && (nowNanos - u.idleSince >= KEEP_ALIVE_NANOS || !u.channel().isActive())) {
+    for (Iterator<ArrayDeque<BackendConnection>> it = idle.values().iterator(); it.hasNext(); ) {
+      ArrayDeque<BackendConnection> q = it.next();
+      BackendConnection u;
+      while ((u = q.peekFirst()) != null && (nowNanos - u.idleSince >= KEEP_ALIVE_NANOS || !u.socket().isActive())) {
         q.pollFirst();
-        u.channel().close();
+        u.socket().close();
       }
       if (q.isEmpty()) {
         it.remove();
@@ -214,7 +215,7 @@ public final class UpstreamPool {
   /** Closes every idle connection. */
   public void closeIdle() {
     h2.closeIdle();
-    idle.values().forEach(q -> q.forEach(u -> u.channel().close()));
+    idle.values().forEach(q -> q.forEach(u -> u.socket().close()));
     idle.clear();
   }
 }

@@ -97,14 +97,14 @@ public interface ClientRequest extends RequestFields {
   boolean writeTo(Channel ch, ChannelHandlerContext wire);
 
   /**
-   * Writes the backend's head (made by {@link #toBackend}) to an HTTP/2 stream to a backend, as
-   * Netty's {@code HttpRequest} that the stream's codec turns into a HEADERS frame; with
+   * Writes the backend's head (made by {@link #toBackend}) to an HTTP/2 stream to a backend, as a
+   * HEADERS frame or Netty's {@code HttpRequest} that the stream turns into one; with
    * {@code te: trailers} if the client asked for trailers (gRPC does); flushed when it is the
    * whole request, as by {@link #writeTo}.
    *
    * @return whether the request is complete with it (no body follows)
    */
-  boolean writeToStream(Channel stream);
+  boolean writeToStream(StreamWriter stream);
 
   /** Lets go of what the backend's head holds; the exchange is over. */
   void release();

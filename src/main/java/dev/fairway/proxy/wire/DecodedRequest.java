@@ -203,11 +203,17 @@ public final class DecodedRequest implements ClientRequest {
   }
 
   @Override
-  public boolean writeToStream(Channel stream) {
+  public boolean writeToStream(StreamWriter stream) {
     if (teTrailers) {
       req.headers().set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
     }
-    return writeTo(stream, null);
+    stream.write(req);
+    if (hasBody) {
+      return false;
+    }
+    stream.write(LastHttpContent.EMPTY_LAST_CONTENT);
+    stream.flush();
+    return true;
   }
 
   @Override

@@ -16,7 +16,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -322,11 +321,11 @@ public final class RawRequest implements ClientRequest {
    * same way) by {@link StreamHead}, plus {@code te: trailers} if the client's {@code te} listed it.
    */
   @Override
-  public boolean writeToStream(Channel stream) {
+  public boolean writeToStream(StreamWriter stream) {
     byte[] h = ByteBufUtil.getBytes(backendHead);
-    boolean https = stream.parent() != null && stream.parent().pipeline().get(SslHandler.class) != null;
-    stream.writeAndFlush(new DefaultHttp2HeadersFrame(StreamHead.of(h, h.length, method,
-        backendTarget == null ? uri : backendTarget, https, ForwardingRules.teTrailers(field("te"))), true));
+    stream.write(new DefaultHttp2HeadersFrame(StreamHead.of(h, h.length, method,
+        backendTarget == null ? uri : backendTarget, stream.secure(), ForwardingRules.teTrailers(field("te"))), true));
+    stream.flush();
     return true;
   }
 

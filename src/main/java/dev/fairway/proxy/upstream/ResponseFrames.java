@@ -1,0 +1,92 @@
+package dev.fairway.proxy.upstream;
+
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * A backend's HTTP/2 response frames as the HTTP objects an exchange relays, as Netty's
+ * {@code Http2StreamFrameToHttpObjectCodec} makes them; and the check that nothing in them could
+ * split an HTTP/1.1 head: HPACK lets any octet through, so a field value (or trailer value) with a
+ * control character other than HTAB is refused (the frame codec has checked the names already).
+ *
+ * <p>Example: HEADERS {@code :status 200} without {@code content-length} become an
+ * {@code HttpResponse} with {@code transfer-encoding: chunked}; trailers {@code grpc-status: 0}
+ * a {@code LastHttpContent} carrying them; {@code x-note: a\r\nset-cookie: evil} nothing
+ * ({@code null}): the stream fails and the client gets 502, never the injected line.
+ */
+final class ResponseFrames {
+  private ResponseFrames() {
+  }
+
+  /**
+   * A HEADERS frame of stream {@code id}: a 1xx or a whole bodiless response as a full response,
+   * trailers as the body's end, else the response's head; {@code null} if a value is not clean.
+   *
+   * @throws Http2Exception if it is no valid response head (no {@code :status}, say)
+   */
+  static HttpObject head(int id, Http2Headers h, boolean endStream) throws Http2Exception {
+    if (!clean(h)) {
+      return null;
+    }
+    CharSequence status = h.status();
+    if (status != null && (endStream || informational(status))) {
+      return HttpConversionUtil.toFullHttpResponse(id, h, Unpooled.EMPTY_BUFFER, false);
+    }
+    if (endStream) {
+      LastHttpContent last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, false);
+      HttpConversionUtil.addHttp2ToHttpHeaders(id, h, last.trailingHeaders(), HttpVersion.HTTP_1_1, true, true);
+      return last;
+    }
+    HttpResponse r = HttpConversionUtil.toHttpResponse(id, h, false);
+    if ((status == null || !contentAlwaysEmpty(status)) && !HttpUtil.isContentLengthSet(r)) {
+      r.headers().add(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    }
+    return r;
+  }
+
+  /** 1xx but 101 (which HTTP/2 has not): a full response, as an interim one before the final. */
+  private static boolean informational(CharSequence status) {
+    return status.length() == 3 && status.charAt(0) == '1' && Character.isDigit(status.charAt(1))
+        && Character.isDigit(status.charAt(2)) && status.charAt(2) != '1';
+  }
+
+  /** 204 or 304: no body, so never chunked. */
+  private static boolean contentAlwaysEmpty(CharSequence status) {
+    return status.length() == 3 && (status.charAt(0) == '2' || status.charAt(0) == '3') && status.charAt(1) == '0'
+        && status.charAt(2) == '4';
+  }
+
+  /** A DATA frame: a body part, or the body's end; it takes over the frame's bytes. */
+  static HttpContent body(Http2DataFrame f) {
+    return f.isEndStream() ? new DefaultLastHttpContent(f.content(), false) : new DefaultHttpContent(f.content());
+  }
+
+  /** Whether no value has a control character but HTAB (RFC 9110 §5.5, RFC 9113 §8.2.1). */
+  static boolean clean(Http2Headers h) {
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext(); ) {
+      CharSequence v = it.next().getValue();
+      for (int i = 0, n = v.length(); i < n; i++) {
+        char c = v.charAt(i);
+        if (c < 0x20 && c != '\t' || c == 0x7f) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+}
