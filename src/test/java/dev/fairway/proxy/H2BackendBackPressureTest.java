@@ -3,6 +3,7 @@ package dev.fairway.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
+import dev.fairway.testing.Settled;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.VertxTestBase;
@@ -53,7 +54,7 @@ class H2BackendBackPressureTest extends VertxTestBase {
       OutputStream out = client.getOutputStream();
       out.write("GET /big HTTP/1.1\r\nHost: big\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      long settled = settled(sent);
+      long settled = Settled.value(sent::get, 1000, System.nanoTime() + TimeUnit.SECONDS.toNanos(15));
       // the stream's window (1 MiB), Fairway's client buffer (64 KiB) and the loopback sockets'
       // buffers (a few MiB at most); without the pause the backend would send all 32 MiB
       assertThat(settled).as("bytes the backend could send while the client read nothing")
@@ -73,23 +74,5 @@ class H2BackendBackPressureTest extends VertxTestBase {
     } else {
       resp.drainHandler(v -> pump(resp, sent));
     }
-  }
-
-  /** The count once it stopped changing for a second. */
-  private static long settled(AtomicLong count) throws InterruptedException {
-    long last = -1;
-    long since = System.nanoTime();
-    long deadline = since + TimeUnit.SECONDS.toNanos(15);
-    while (System.nanoTime() < deadline) {
-      long now = count.get();
-      if (now != last) {
-        last = now;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since > TimeUnit.SECONDS.toNanos(1)) {
-        break;
-      }
-      Thread.sleep(20);
-    }
-    return last;
   }
 }

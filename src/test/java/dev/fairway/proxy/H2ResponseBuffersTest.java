@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fairway.Fairway;
 import dev.fairway.proxy.upstream.UpstreamPool;
 import dev.fairway.testing.RawH2;
+import dev.fairway.testing.Settled;
 import dev.fairway.testing.TestBackend;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
@@ -65,27 +66,10 @@ class H2ResponseBuffersTest extends VertxTestBase {
         Thread.sleep(20);
       }
       assertThat(b.requests()).as("streams that reached the backend").isEqualTo(STREAMS);
-      held = settled(deadline) - before;
+      held = Settled.value(H2ResponseBuffersTest::pinned, 500, deadline) - before; // once it held still for 0.5 s
     }
     TestFairway.assertIdleSoon(fairway);
     return held;
-  }
-
-  /** The pinned bytes once they stopped changing for half a second (or at the deadline). */
-  private static long settled(long deadline) throws InterruptedException {
-    long last = -1;
-    long since = System.nanoTime();
-    while (System.nanoTime() < deadline) {
-      long now = pinned();
-      if (now != last) {
-        last = now;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since > TimeUnit.MILLISECONDS.toNanos(500)) {
-        break;
-      }
-      Thread.sleep(20);
-    }
-    return last;
   }
 
   private static long pinned() {
