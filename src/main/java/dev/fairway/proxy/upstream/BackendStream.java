@@ -179,6 +179,11 @@ final class BackendStream implements Upstream, StreamWriter {
       closeNow();
       return;
     }
+    if (windows.state() == Http2Stream.State.CLOSED) { // closed as it opened (its write failed): no event will tell
+      cause = sent.cause();
+      closeNow();
+      return;
+    }
     link.opened(this, id);
   }
 
@@ -197,7 +202,7 @@ final class BackendStream implements Upstream, StreamWriter {
   public void autoRead(boolean on) {
     paused = !on;
     if (on && unreturned > 0) {
-      link.consumed(stream, unreturned);
+      link.consumed(windows, unreturned);
       unreturned = 0;
       link.flush();
     }
@@ -232,7 +237,7 @@ final class BackendStream implements Upstream, StreamWriter {
       if (paused) {
         unreturned += bytes;
       } else {
-        link.consumed(stream, bytes);
+        link.consumed(windows, bytes);
       }
       UpstreamUser e = exchange;
       if (e == null || closing) {
