@@ -4,9 +4,9 @@ import dev.fairway.proxy.exchange.Gateway;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2FrameStreamEvent;
@@ -98,10 +98,19 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     ctx.flush();
   }
 
-  /** Gives the client {@code bytes} more of {@code stream}'s window (and the connection's): they were read. */
-  void consumed(Http2FrameStream stream, int bytes) {
-    if (bytes > 0) {
-      ctx.write(new DefaultHttp2WindowUpdateFrame(bytes).stream(stream));
+  /**
+   * Gives the client {@code bytes} more of stream {@code s}'s window (and the connection's): they
+   * were read. Straight to the codec's flow controller, which writes a WINDOW_UPDATE (unflushed)
+   * once half a window is due; nothing for a closed stream.
+   */
+  void consumed(Http2Stream s, int bytes) {
+    if (bytes <= 0 || s == null) {
+      return;
+    }
+    try {
+      codec.connection().local().flowController().consumeBytes(s, bytes);
+    } catch (Http2Exception e) { // more than was received: the accounts of both sides differ, so the connection goes
+      ctx.close();
     }
   }
 
@@ -139,7 +148,7 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     H2Stream s = streams.get(stream.id());
     if (s == null) {
       if (msg instanceof Http2DataFrame data) { // a stream already answered and forgotten
-        consumed(stream, data.initialFlowControlledBytes());
+        consumed(codecStream(stream.id()), data.initialFlowControlledBytes());
         data.release();
         return;
       }

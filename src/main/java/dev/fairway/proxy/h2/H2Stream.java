@@ -109,7 +109,7 @@ public final class H2Stream implements Downstream {
       requestEnded |= last;
       int bytes = f.initialFlowControlledBytes();
       if (paused == 0 || exchange == null) {
-        h2.consumed(stream, bytes);
+        h2.consumed(windows, bytes);
       } else {
         unreturned += bytes;
       }
@@ -324,7 +324,7 @@ public final class H2Stream implements Downstream {
   public void resume(int reason) {
     paused &= ~reason;
     if (paused == 0 && unreturned > 0) {
-      h2.consumed(stream, unreturned);
+      h2.consumed(windows, unreturned);
       unreturned = 0;
       h2.ctx().flush();
     }

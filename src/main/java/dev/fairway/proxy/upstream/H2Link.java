@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2ChannelDuplexHandler;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2FrameCodec;
@@ -161,11 +162,19 @@ final class H2Link extends Http2ChannelDuplexHandler {
     ctx.flush();
   }
 
-  /** Gives the backend {@code bytes} more of {@code stream}'s window (and the connection's): they were read. */
-  void consumed(Http2FrameStream stream, int bytes) {
-    if (bytes > 0) {
-      updatesPending = true;
-      ctx.write(new DefaultHttp2WindowUpdateFrame(bytes).stream(stream));
+  /**
+   * Gives the backend {@code bytes} more of stream {@code s}'s window (and the connection's): they
+   * were read. Straight to the codec's flow controller, which writes a WINDOW_UPDATE once half a
+   * window is due (flushed at the end of the read, or by {@link #flush}); nothing for a closed stream.
+   */
+  void consumed(Http2Stream s, int bytes) {
+    if (bytes <= 0 || s == null) {
+      return;
+    }
+    try {
+      updatesPending |= codec.connection().local().flowController().consumeBytes(s, bytes);
+    } catch (Http2Exception e) { // more than was received: the accounts of both sides differ, so the connection goes
+      ctx.close();
     }
   }
 
@@ -196,7 +205,7 @@ final class H2Link extends Http2ChannelDuplexHandler {
       BackendStream s = streams.get(f.stream().id());
       if (s == null) { // a stream already closed on this side: its bytes still count for the connection
         if (msg instanceof Http2DataFrame data) {
-          consumed(f.stream(), data.initialFlowControlledBytes());
+          consumed(codecStream(f.stream().id()), data.initialFlowControlledBytes());
         }
         ReferenceCountUtil.release(msg);
         return;
