@@ -16,6 +16,9 @@
 #   the first round of each proxy also gets FIRST_WARMUP [20])  WRK_THREADS [2]  PARTS ["1 2"]
 #   JAVA_OPTS [README defaults: -Xmx192m -XX:+UseSerialGC]  BASE_PORT [31300]
 #   MAX_LOAD [1.5] LOAD_WAIT [60]: each round waits (at most LOAD_WAIT s) for a quiet machine
+#   BASELINE_JAR [unset]: part 1 also runs a second Fairway from this jar (an earlier build) in
+#   every round, before or after target/fairway.jar by turns, and adds its columns and the ratio
+#   of the two builds
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-5}
@@ -42,7 +45,9 @@ C1=$((BASE_PORT + 5)); C2=$((BASE_PORT + 6))
 HG=$((BASE_PORT + 80)); FG=$((BASE_PORT + 81)); AG=$((BASE_PORT + 91))
 H1=$((BASE_PORT + 82)); F1=$((BASE_PORT + 83)); A1=$((BASE_PORT + 92))
 HC=$((BASE_PORT + 84)); FC=$((BASE_PORT + 85)); AC=$((BASE_PORT + 93))
-ports_free "$G1" "$G2" "$N1" "$N2" "$C1" "$C2" "$HG" "$FG" "$AG" "$H1" "$F1" "$A1" "$HC" "$FC" "$AC"
+FB=$((BASE_PORT + 86)); AB=$((BASE_PORT + 94))
+ports_free "$G1" "$G2" "$N1" "$N2" "$C1" "$C2" "$HG" "$FG" "$AG" "$H1" "$F1" "$A1" "$HC" "$FC" "$AC" "$FB" "$AB"
+[[ -z "${BASELINE_JAR:-}" || -f "$BASELINE_JAR" ]] || die "no BASELINE_JAR at $BASELINE_JAR"
 ensure_jar
 test_classpath GrpcLoad
 
@@ -81,7 +86,7 @@ start_fairway() {
   local name=$1
   fairway_config "$WORK/$name.json" "$2" "$3" "$4" "$5"
   # shellcheck disable=SC2086
-  java $JAVA_OPTS -jar "$ROOT/target/fairway.jar" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
+  java $JAVA_OPTS -jar "${JAR:-$ROOT/target/fairway.jar}" -conf "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
   PIDS+=($!)
   local deadline=$((SECONDS + 60))
   until curl -s -o /dev/null -m 2 "http://$HOST:$3/api/services" -H 'Authorization: Bearer bench-token'; do
@@ -105,22 +110,41 @@ if [[ " $PARTS " == *" 1 "* ]]; then
   haproxy -db -f "$WORK/haproxy-grpc.cfg" > "$WORK/haproxy-grpc.log" 2>&1 &
   PIDS+=($!)
   BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc start_fairway fairway-grpc "$FG" "$AG" "$G1" "$G2"
+  base_head="" base_rule=""
+  if [[ -n "${BASELINE_JAR:-}" ]]; then
+    JAR=$BASELINE_JAR BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc start_fairway fairway-base "$FB" "$AB" "$G1" "$G2"
+    base_head=" baseline req/s, p99 ms | Fairway/baseline req/s |" base_rule="---|---|"
+  fi
   echo "## gRPC unary, grpc-java client and backends (STREAMS=$STREAMS per connection, ${DURATION}s runs)"
   echo
-  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F |$base_head"
+  echo "|---|---|---|---|---|---|---|---|---|$base_rule"
   for c in $CONNS; do
-    : > "$WORK/rps.$c"; : > "$WORK/p99.$c"
+    : > "$WORK/rps.$c"; : > "$WORK/p99.$c"; : > "$WORK/base.$c"
     for r in $(seq "$ROUNDS"); do
       wait_for_load "$MAX_LOAD" "$LOAD_WAIT"
       w=$WARMUP; (( r == 1 )) && w=$FIRST_WARMUP
+      base_cells=""
       read -r hr h50 h99 he _ < <(grpc_load "$HOST:$HG" "$c" "$w")
+      if [[ -n "${BASELINE_JAR:-}" ]] && (( r % 2 == 0 )); then
+        read -r br _ b99 _ < <(grpc_load "$HOST:$FB" "$c" "$w")
+      fi
       read -r fr f50 f99 fe _ < <(grpc_load "$HOST:$FG" "$c" "$w")
+      if [[ -n "${BASELINE_JAR:-}" ]]; then
+        (( r % 2 == 1 )) && read -r br _ b99 _ < <(grpc_load "$HOST:$FB" "$c" "$w")
+        ratio "$fr" "$br" >> "$WORK/base.$c"
+        base_cells=" $br, $b99 | $(ratio "$fr" "$br") |"
+      fi
       ratio "$fr" "$hr" >> "$WORK/rps.$c"; ratio "$f99" "$h99" >> "$WORK/p99.$c"
-      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe |"
+      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe |$base_cells"
     done
     read -r lo med hi _ < <(stats < "$WORK/rps.$c"); read -r plo pmed phi _ < <(stats < "$WORK/p99.$c")
-    echo "| $c | median | | | **$med** ($lo–$hi) | | | **$pmed** ($plo–$phi) | |"
+    base_median=""
+    if [[ -n "${BASELINE_JAR:-}" ]]; then
+      read -r blo bmed bhi _ < <(stats < "$WORK/base.$c")
+      base_median=" | **$bmed** ($blo–$bhi) |"
+    fi
+    echo "| $c | median | | | **$med** ($lo–$hi) | | | **$pmed** ($plo–$phi) | |$base_median"
   done
   echo
 fi
