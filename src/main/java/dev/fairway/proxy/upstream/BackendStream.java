@@ -313,7 +313,7 @@ final class BackendStream implements Upstream, StreamWriter {
       unprocessed = true;
       cause = new IOException("stream above the backend's GOAWAY last stream id");
     }
-    link.streamClosed(this, id);
+    link.streamClosed(id);
     UpstreamUser e = exchange;
     exchange = null;
     if (e != null) {

@@ -111,7 +111,7 @@ final class H2Link extends Http2ChannelDuplexHandler {
   }
 
   /** A stream is over (ended, reset, refused or never sent): its room is the link's again. */
-  void streamClosed(BackendStream s, int id) {
+  void streamClosed(int id) {
     if (id > 0) {
       streams.remove(id);
     }
