@@ -14,6 +14,7 @@ import dev.fairway.testing.VertxTestBase;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.WebSocket;
@@ -111,19 +112,21 @@ class UpstreamTlsIT extends VertxTestBase {
                 .setKeyPath(TlsBackend.file("backend.key"))))
         .requestHandler(req -> {
           if (!"/health".equals(req.path())) {
-            seen.add(req.version() + " " + req.path());
+            seen.add(req.version() + " " + req.scheme() + " " + req.method() + " " + req.path());
             connections.add(req.connection());
           }
-          req.response().end("alpn " + req.path());
+          req.body().onSuccess(body -> req.response().end("alpn " + req.path() + " " + body));
         });
     int port = h2.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS).actualPort();
     Fairway fw = start("https://127.0.0.1:" + port, ca("ca.pem"));
 
     Reply first = get(fw, "/one");
-    Reply second = get(fw, "/two");
+    String second = TestClient.onLoop(vertx, () -> client.request(HttpMethod.POST, fw.proxyPort(), "127.0.0.1", "/two")
+        .compose(req -> req.send("a body")).compose(resp -> resp.body())).await(10, TimeUnit.SECONDS).toString();
 
-    assertThat(List.of(first.body(), second.body())).containsExactly("alpn /one", "alpn /two");
-    assertThat(seen).containsExactly("HTTP_2 /one", "HTTP_2 /two");
+    assertThat(List.of(first.body(), second)).containsExactly("alpn /one ", "alpn /two a body");
+    assertThat(seen).as("over TLS the streams say :scheme https, bodiless or not")
+        .containsExactly("HTTP_2 https GET /one", "HTTP_2 https POST /two");
     assertThat(connections).as("both streams on one HTTP/2 connection").hasSize(1);
   }
 
