@@ -7,6 +7,7 @@ import dev.fairway.proxy.exchange.Gateway;
 import dev.fairway.proxy.exchange.ReadPauses;
 import dev.fairway.proxy.wire.DecodedRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.H2Fields;
 import dev.fairway.proxy.wire.IdleTicks;
 import dev.fairway.proxy.wire.RawRequest;
 import dev.fairway.proxy.wire.RawResponse;
@@ -228,7 +229,7 @@ public final class H2Stream implements Downstream {
     ChannelFuture sent = null;
     if (msg instanceof HttpResponse r) {
       boolean bodyless = r instanceof FullHttpResponse full && !full.content().isReadable();
-      sent = h2.ctx().write(new DefaultHttp2HeadersFrame(HttpConversionUtil.toHttp2Headers(r, false), bodyless)
+      sent = h2.ctx().write(new DefaultHttp2HeadersFrame(H2Fields.ofResponse(r), bodyless)
           .stream(stream));
       if (!(r instanceof HttpContent) || bodyless) {
         ReferenceCountUtil.release(r);
@@ -254,7 +255,7 @@ public final class H2Stream implements Downstream {
     if (last.content().isReadable()) {
       h2.write(new DefaultHttp2DataFrame(last.content().retain(), false).stream(stream));
     }
-    Http2Headers fields = HttpConversionUtil.toHttp2Headers(last.trailingHeaders(), false);
+    Http2Headers fields = H2Fields.ofTrailers(last.trailingHeaders());
     last.release();
     return h2.ctx().write(new DefaultHttp2HeadersFrame(fields, true).stream(stream));
   }

@@ -2,6 +2,7 @@ package dev.fairway.proxy.upstream;
 
 import dev.fairway.proxy.wire.ClientRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.H2Fields;
 import dev.fairway.proxy.wire.Rejection;
 import dev.fairway.proxy.wire.StreamWriter;
 import io.netty.channel.Channel;
@@ -150,7 +151,7 @@ final class BackendStream implements Upstream, StreamWriter {
         last.release();
       }
       if (trailers) {
-        headers(HttpConversionUtil.toHttp2Headers(last.trailingHeaders(), false), true);
+        headers(H2Fields.ofTrailers(last.trailingHeaders()), true);
       }
     } else if (msg instanceof HttpContent c) {
       link.write(new DefaultHttp2DataFrame(c.content(), false).stream(stream));
