@@ -1,12 +1,12 @@
 package dev.fairway.proxy.h2;
 
 import dev.fairway.proxy.exchange.Gateway;
+import dev.fairway.proxy.wire.StreamWindows;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2DataFrame;
-import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2FrameStreamEvent;
@@ -98,20 +98,9 @@ public final class H2Connection extends ChannelInboundHandlerAdapter {
     ctx.flush();
   }
 
-  /**
-   * Gives the client {@code bytes} more of stream {@code s}'s window (and the connection's): they
-   * were read. Straight to the codec's flow controller, which writes a WINDOW_UPDATE (unflushed)
-   * once half a window is due; nothing for a closed stream.
-   */
+  /** Gives the client {@code bytes} more of stream {@code s}'s window: they were read ({@link StreamWindows}). */
   void consumed(Http2Stream s, int bytes) {
-    if (bytes <= 0 || s == null) {
-      return;
-    }
-    try {
-      codec.connection().local().flowController().consumeBytes(s, bytes);
-    } catch (Http2Exception e) { // more than was received: the accounts of both sides differ, so the connection goes
-      ctx.close();
-    }
+    StreamWindows.giveBack(codec, ctx, s, bytes);
   }
 
   /** Whether no stream is open. */

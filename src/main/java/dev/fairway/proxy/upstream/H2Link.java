@@ -1,12 +1,12 @@
 package dev.fairway.proxy.upstream;
 
 import dev.fairway.config.UpstreamTls;
+import dev.fairway.proxy.wire.StreamWindows;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
-import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2ChannelDuplexHandler;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2FrameCodec;
@@ -162,20 +162,9 @@ final class H2Link extends Http2ChannelDuplexHandler {
     ctx.flush();
   }
 
-  /**
-   * Gives the backend {@code bytes} more of stream {@code s}'s window (and the connection's): they
-   * were read. Straight to the codec's flow controller, which writes a WINDOW_UPDATE once half a
-   * window is due (flushed at the end of the read, or by {@link #flush}); nothing for a closed stream.
-   */
+  /** Gives the backend {@code bytes} more of stream {@code s}'s window: they were read ({@link StreamWindows}). */
   void consumed(Http2Stream s, int bytes) {
-    if (bytes <= 0 || s == null) {
-      return;
-    }
-    try {
-      updatesPending |= codec.connection().local().flowController().consumeBytes(s, bytes);
-    } catch (Http2Exception e) { // more than was received: the accounts of both sides differ, so the connection goes
-      ctx.close();
-    }
+    updatesPending |= StreamWindows.giveBack(codec, ctx, s, bytes);
   }
 
   /** Runs {@code task} after what the event loop is doing now (a stream's end is told to its exchange so). */
