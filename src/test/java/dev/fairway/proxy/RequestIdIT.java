@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.fairway.Fairway;
 import dev.fairway.testing.RawHttp;
 import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.VertxTestBase;
 import io.vertx.core.http.HttpMethod;
@@ -75,9 +76,9 @@ class RequestIdIT extends VertxTestBase {
 
   @Test
   void aRequestWithABodyAndAChunkedAnswerCarryTheIdToo() throws Exception {
-    String got = client.request(HttpMethod.POST, fw.proxyPort(), "127.0.0.1", "/api/chunked")
+    String got = TestClient.onLoop(vertx, () -> client.request(HttpMethod.POST, fw.proxyPort(), "127.0.0.1", "/api/chunked")
         .compose(req -> req.putHeader("x-request-id", "post-9").send("data"))
-        .compose(resp -> resp.body().map(b -> resp.headers().getAll("x-request-id") + " " + b))
+        .compose(resp -> resp.body().map(b -> resp.headers().getAll("x-request-id") + " " + b)))
         .await(5, TimeUnit.SECONDS);
     assertThat(got).isEqualTo("[post-9] post-9,1");
   }

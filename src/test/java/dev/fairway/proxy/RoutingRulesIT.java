@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.Fairway;
 import dev.fairway.testing.TestBackend;
+import dev.fairway.testing.TestClient;
 import dev.fairway.testing.TestConfig;
 import dev.fairway.testing.TestFairway;
 import io.vertx.core.Future;
@@ -56,14 +57,14 @@ class RoutingRulesIT {
     MultiMap canaryCaps = MultiMap.caseInsensitiveMultiMap().add("X-Canary", "YES").add("User-Agent", "curl/8.5.0");
 
     List<String> answers = new ArrayList<>();
-    answers.add(send(client, fairway, HttpMethod.GET, "/api/x", none, null));
-    answers.add(send(client, fairway, HttpMethod.POST, "/api/x", none, "body"));
-    answers.add(send(client, fairway, HttpMethod.PUT, "/api/x", none, "body"));
-    answers.add(send(client, fairway, HttpMethod.GET, "/api/x", canaryCurl, null));
-    answers.add(send(client, fairway, HttpMethod.GET, "/api/x", canaryBrowser, null));
-    answers.add(send(client, fairway, HttpMethod.GET, "/api/x", canaryCaps, null));
-    answers.add(send(client, fairway, HttpMethod.POST, "/api/x", canaryCurl, "body"));
-    answers.add(send(client, fairway, HttpMethod.POST, "/other", canaryCurl, "body"));
+    answers.add(send(vertx, client, fairway, HttpMethod.GET, "/api/x", none, null));
+    answers.add(send(vertx, client, fairway, HttpMethod.POST, "/api/x", none, "body"));
+    answers.add(send(vertx, client, fairway, HttpMethod.PUT, "/api/x", none, "body"));
+    answers.add(send(vertx, client, fairway, HttpMethod.GET, "/api/x", canaryCurl, null));
+    answers.add(send(vertx, client, fairway, HttpMethod.GET, "/api/x", canaryBrowser, null));
+    answers.add(send(vertx, client, fairway, HttpMethod.GET, "/api/x", canaryCaps, null));
+    answers.add(send(vertx, client, fairway, HttpMethod.POST, "/api/x", canaryCurl, "body"));
+    answers.add(send(vertx, client, fairway, HttpMethod.POST, "/other", canaryCurl, "body"));
 
     assertThat(String.join(" ", answers))
         .as("POST with the canary fields: api-canary's two header conditions beat api-writes' one method list")
@@ -84,26 +85,26 @@ class RoutingRulesIT {
     MultiMap none = MultiMap.caseInsensitiveMultiMap();
 
     List<String> targets = new ArrayList<>();
-    targets.add(send(client, fairway, HttpMethod.GET, "/shop/cart?id=7", none, null));
-    targets.add(send(client, fairway, HttpMethod.POST, "/shop/cart", none, "body"));
-    targets.add(send(client, fairway, HttpMethod.GET, "/shop", none, null));
-    targets.add(send(client, fairway, HttpMethod.GET, "/old/a/b", none, null));
-    targets.add(send(client, fairway, HttpMethod.PUT, "/old/a?x=1", none, "body"));
-    targets.add(send(client, fairway, HttpMethod.GET, "/shopping", none, null));
-    targets.add(send(client, fairway, HttpMethod.GET, "/other/x", none, null));
+    targets.add(send(vertx, client, fairway, HttpMethod.GET, "/shop/cart?id=7", none, null));
+    targets.add(send(vertx, client, fairway, HttpMethod.POST, "/shop/cart", none, "body"));
+    targets.add(send(vertx, client, fairway, HttpMethod.GET, "/shop", none, null));
+    targets.add(send(vertx, client, fairway, HttpMethod.GET, "/old/a/b", none, null));
+    targets.add(send(vertx, client, fairway, HttpMethod.PUT, "/old/a?x=1", none, "body"));
+    targets.add(send(vertx, client, fairway, HttpMethod.GET, "/shopping", none, null));
+    targets.add(send(vertx, client, fairway, HttpMethod.GET, "/other/x", none, null));
 
     assertThat(String.join(" ", targets)).isEqualTo("/cart?id=7 /cart / /new/a/b /new/a?x=1 /ping /other/x");
     TestFairway.assertIdleSoon(fairway);
   }
 
-  private static String send(HttpClient client, Fairway fairway, HttpMethod method, String path, MultiMap headers,
-                             String body) throws Exception {
+  private static String send(Vertx vertx, HttpClient client, Fairway fairway, HttpMethod method, String path,
+                             MultiMap headers, String body) throws Exception {
     RequestOptions o = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(fairway.proxyPort())
         .setURI(path).setHeaders(headers);
-    Future<String> answer = client.request(o)
+    Future<String> answer = TestClient.onLoop(vertx, () -> client.request(o)
         .compose(req -> body == null ? req.send() : req.send(body))
         .compose(HttpClientResponse::body)
-        .map(Object::toString);
+        .map(Object::toString));
     return answer.await(5, TimeUnit.SECONDS);
   }
 }
