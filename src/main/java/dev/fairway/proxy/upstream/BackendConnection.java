@@ -59,8 +59,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
   }
 
   /** Whether the connection may carry another request (see {@link FramingGuard#reusable}). */
-  @Override
-  public boolean reusable() {
+  boolean reusable() {
     return channel.isActive() && guard.reusable();
   }
 

@@ -70,11 +70,6 @@ final class BackendStream implements Upstream, StreamWriter {
   }
 
   @Override
-  public boolean reusable() {
-    return false;
-  }
-
-  @Override
   public boolean poolable() {
     return false;
   }
@@ -174,14 +169,11 @@ final class BackendStream implements Upstream, StreamWriter {
     }
     int id = stream.id();
     windows = id > 0 ? link.codecStream(id) : null;
-    if (windows == null) { // not opened: refused by the codec (no ids left, GOAWAY received) or failed
+    if (windows == null || windows.state() == Http2Stream.State.CLOSED) {
+      // refused by the codec (no ids left, GOAWAY received) or its write failed at once: nothing
+      // reached the backend, and no closed event will come for it
       unprocessed = true;
       cause = sent.cause() != null ? sent.cause() : new IOException("the backend's connection took no new stream");
-      closeNow();
-      return;
-    }
-    if (windows.state() == Http2Stream.State.CLOSED) { // closed as it opened (its write failed): no event will tell
-      cause = sent.cause();
       closeNow();
       return;
     }
@@ -320,10 +312,5 @@ final class BackendStream implements Upstream, StreamWriter {
     if (e != null) {
       link.later(() -> e.upstreamClosed(this));
     }
-  }
-
-  @Override
-  public String toString() {
-    return "stream " + stream.id() + " to " + link.key;
   }
 }

@@ -22,9 +22,6 @@ public interface Upstream {
   /** Whether the next response answers a {@code HEAD} request (an HTTP/1.1 connection's framing needs it). */
   void expectResponseTo(boolean headRequest);
 
-  /** Whether the connection may carry another request; never a stream. */
-  boolean reusable();
-
   /** Whether it may go back to the pool after a response; never a stream. */
   boolean poolable();
 
