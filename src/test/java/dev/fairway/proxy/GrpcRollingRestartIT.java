@@ -76,7 +76,8 @@ class GrpcRollingRestartIT extends VertxTestBase {
       startBackend(i, ports.get(i));
       list.add(new JsonObject().put("id", "g" + i).put("url", "h2c://127.0.0.1:" + ports.get(i)).put("capacity", 20));
     }
-    TestConfig cfg = TestConfig.service("grpc", list.toArray(JsonObject[]::new)).healthCheck(100, 2000, 1, 1); // 2 s: a cold first gRPC check can take over 500 ms
+    // a 2 s check timeout: a cold first gRPC check can take over 500 ms, and one failure makes a backend unhealthy
+    TestConfig cfg = TestConfig.service("grpc", list.toArray(JsonObject[]::new)).healthCheck(100, 2000, 1, 1);
     cfg.lastService().getJsonObject("healthCheck").remove("path");
     Fairway fw = TestFairway.start(vertx, cfg.healthCheck("type", "grpc").build());
     channel = NettyChannelBuilder.forAddress("127.0.0.1", fw.proxyPort()).usePlaintext().disableRetry().build();
