@@ -17,9 +17,10 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.junit5.VertxExtension;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,20 +30,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Large bodies stream through Fairway without the process holding them.
  *
  * <p>Method: client, Fairway and backend share this JVM, and neither test end ever holds a body
- * (bytes are generated on demand with back-pressure and counted, not kept). The receiving end reads
- * at a bounded rate (about 48 MB/s), so the 48 MB transfer lasts about a second, during which the
- * test thread repeatedly forces a full GC and samples the footprint: heap used after GC plus the
- * JVM's direct buffer pool (where Netty's pooled buffers and any socket write queue live). Growth
- * over a baseline taken after a warm-up transfer must stay far below the body size. A proxy that
- * aggregated the body, or read the fast side without back-pressure, would grow by tens of MB.
+ * (bytes are generated on demand with back-pressure and counted, not kept). The receiving end
+ * reads at full speed but stops three times, at a quarter, half and three quarters of the 48 MB.
+ * At each stop the test lets the writer run into back-pressure, forces a full GC and samples the
+ * footprint: heap used after GC plus the JVM's direct buffer pool (where Netty's pooled buffers
+ * and any socket write queue live); then it lets the reader go on. Growth over a baseline taken
+ * after a warm-up transfer must stay far below the body size, and the writer must not have finished
+ * while the reader stood at the first stop. A proxy that aggregated the body, or read the fast side without
+ * back-pressure, would grow by tens of MB and let the writer finish during a stop.
  */
 @ExtendWith(VertxExtension.class)
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StreamingMemoryTest {
   private static final long BODY = 48L << 20;
-  private static final long RATE = 24L << 20; // two seconds for BODY: room for several full-GC samples on a busy machine
+  private static final long[] STOPS = {BODY / 4, BODY / 2, BODY * 3 / 4};
   private static final long MAX_GROWTH = 16L << 20;
 
+  private final BlockingQueue<Runnable> stopped = new LinkedBlockingQueue<>();
+  private final AtomicLong written = new AtomicLong();
+  private final AtomicLong read = new AtomicLong();
   private Vertx vertx;
   private HttpClient client;
 
@@ -55,20 +61,20 @@ class StreamingMemoryTest {
   @Test
   void uploadStreamsThroughWithoutBuffering() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> {
-      AtomicLong read = new AtomicLong();
-      Streams.readThrottled(vertx, req, RATE, read).onSuccess(v -> req.response().end(Long.toString(read.get())));
+      read.set(0);
+      long size = Long.parseLong(req.getHeader("Content-Length"));
+      Streams.readWithStops(req, stopsFor(size), read, stopped)
+          .onSuccess(v -> req.response().end(Long.toString(read.get())));
     });
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("up", backend("b", b.port(), 5)).build());
 
-    AtomicLong warm = new AtomicLong();
-    assertThat(upload(fairway, 8L << 20, warm).await(10, TimeUnit.SECONDS)).isEqualTo(String.valueOf(8L << 20));
+    assertThat(upload(fairway, 8L << 20).await(10, TimeUnit.SECONDS)).isEqualTo(String.valueOf(8L << 20));
     long baseline = footprintAfterGc();
-    AtomicLong written = new AtomicLong();
-    Future<String> done = upload(fairway, BODY, written);
-    Samples s = sampleWhile(done, written::get);
+    Future<String> done = upload(fairway, BODY);
+    Samples s = sampleAtStops();
 
     assertThat(done.await(10, TimeUnit.SECONDS)).isEqualTo(Long.toString(BODY));
-    assertThat(s.midTransfer()).as("samples taken mid-transfer").isGreaterThanOrEqualTo(3);
+    assertThat(s.unsentAtFirstStop()).as("bytes the writer still held when the reader stopped at a quarter").isPositive();
     assertThat(s.peak() - baseline).as("footprint growth while streaming %d bytes up", BODY).isLessThan(MAX_GROWTH);
     TestFairway.assertIdleSoon(fairway);
   }
@@ -76,26 +82,32 @@ class StreamingMemoryTest {
   @Test
   void downloadStreamsThroughWithoutBuffering() throws Exception {
     TestBackend b = TestBackend.start(vertx, req -> {
+      written.set(0);
       long size = Long.parseLong(req.getHeader("X-Size"));
       req.response().putHeader("Content-Length", Long.toString(size));
-      Streams.write(req.response(), size, new AtomicLong()).onSuccess(v -> req.response().end());
+      Streams.write(req.response(), size, written).onSuccess(v -> req.response().end());
     });
     Fairway fairway = TestFairway.start(vertx, TestConfig.service("down", backend("b", b.port(), 5)).build());
 
-    assertThat(download(fairway, 8L << 20, new AtomicLong()).await(10, TimeUnit.SECONDS)).isEqualTo(8L << 20);
+    assertThat(download(fairway, 8L << 20).await(10, TimeUnit.SECONDS)).isEqualTo(8L << 20);
     long baseline = footprintAfterGc();
-    AtomicLong read = new AtomicLong();
-    Future<Long> done = download(fairway, BODY, read);
-    Samples s = sampleWhile(done, read::get);
+    Future<Long> done = download(fairway, BODY);
+    Samples s = sampleAtStops();
 
     assertThat(done.await(10, TimeUnit.SECONDS)).isEqualTo(BODY);
-    assertThat(s.midTransfer()).as("samples taken mid-transfer").isGreaterThanOrEqualTo(3);
+    assertThat(s.unsentAtFirstStop()).as("bytes the writer still held when the reader stopped at a quarter").isPositive();
     assertThat(s.peak() - baseline).as("footprint growth while streaming %d bytes down", BODY).isLessThan(MAX_GROWTH);
     TestFairway.assertIdleSoon(fairway);
   }
 
+  /** The measured transfer stops at {@link #STOPS}; the warm-up one does not stop. */
+  private static long[] stopsFor(long size) {
+    return size == BODY ? STOPS : new long[0];
+  }
+
   /** PUTs {@code size} generated bytes; completes with the byte count the backend reports. */
-  private Future<String> upload(Fairway fairway, long size, AtomicLong written) {
+  private Future<String> upload(Fairway fairway, long size) {
+    written.set(0);
     return TestClient.onLoop(vertx, () -> client.request(HttpMethod.PUT, fairway.proxyPort(), "127.0.0.1", "/up")
         .compose(req -> {
           req.putHeader("Content-Length", Long.toString(size));
@@ -104,33 +116,35 @@ class StreamingMemoryTest {
         }).compose(HttpClientResponse::body).map(Object::toString));
   }
 
-  /** GETs a generated body of {@code size} bytes, reading it throttled; completes with the bytes read. */
-  private Future<Long> download(Fairway fairway, long size, AtomicLong read) {
+  /** GETs a generated body of {@code size} bytes, stopping at {@link #stopsFor}; completes with the bytes read. */
+  private Future<Long> download(Fairway fairway, long size) {
+    read.set(0);
     return TestClient.onLoop(vertx, () -> client.request(HttpMethod.GET, fairway.proxyPort(), "127.0.0.1", "/down")
         .compose(req -> req.putHeader("X-Size", Long.toString(size)).send())
-        .compose(resp -> Streams.readThrottled(vertx, resp, RATE, read))
+        .compose(resp -> Streams.readWithStops(resp, stopsFor(size), read, stopped))
         .map(v -> read.get()));
   }
 
-  /** Peak footprint seen, and how many samples fell between 10 % and 90 % of the transfer. */
-  private record Samples(long peak, int midTransfer) {
+  /**
+   * Peak footprint seen at the stops, and how much the writer had left to write at the first one:
+   * a writer that finished while the reader stood still was held back by nothing (socket buffers on
+   * loopback take about 20 MB over the two hops, the stop leaves 36 MB).
+   */
+  private record Samples(long peak, long unsentAtFirstStop) {
   }
 
-  private static Samples sampleWhile(Future<?> done, Supplier<Long> progress) throws InterruptedException {
+  private Samples sampleAtStops() throws InterruptedException {
     long peak = 0;
-    int mid = 0;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (!done.isComplete() && System.nanoTime() < deadline) {
-      long before = progress.get();
-      long f = footprintAfterGc();
-      long after = progress.get();
-      peak = Math.max(peak, f);
-      if (before > BODY / 10 && after < BODY * 9 / 10) {
-        mid++;
-      }
-      Thread.sleep(100);
+    long unsent = -1;
+    for (long stop : STOPS) {
+      Runnable resume = stopped.poll(20, TimeUnit.SECONDS);
+      assertThat(resume).as("the reader stopped at %d bytes", stop).isNotNull();
+      Thread.sleep(300); // the writer runs into back-pressure
+      peak = Math.max(peak, footprintAfterGc());
+      unsent = unsent < 0 ? BODY - written.get() : unsent;
+      resume.run();
     }
-    return new Samples(peak, mid);
+    return new Samples(peak, unsent);
   }
 
   /** Heap used right after a full GC plus the JVM's direct buffer pool in use. */

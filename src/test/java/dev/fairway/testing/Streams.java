@@ -1,5 +1,6 @@
 package dev.fairway.testing;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -10,11 +11,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Body streams for tests that never hold a body in memory: a writer that generates bytes on
- * demand with back-pressure, and a reader that consumes at a bounded rate.
+ * demand with back-pressure, and readers that consume at a bounded rate or stop at given points.
  *
  * <p>Example: {@code Streams.write(req, 64 << 20, written)} writes 64 MB in 64 KB chunks, each
  * only while {@code req.writeQueueFull()} is false, and completes once all are handed over.
@@ -78,6 +81,35 @@ public final class Streams {
       vertx.cancelTimer(timer);
       done.tryComplete();
     });
+    return done.future();
+  }
+
+  /**
+   * Consumes {@code in} at full speed but pauses it each time {@code read} first reaches the next of
+   * {@code stops}, handing the caller a way to resume through {@code stopped}. Call on the stream's
+   * context.
+   *
+   * <p>Example: with stops {@code [12 MB, 24 MB]} the stream pauses after about 12 MB; the test
+   * thread takes the resumer from {@code stopped}, looks at the process while the writer runs into
+   * back-pressure, and runs the resumer; the same again at 24 MB, then the rest is read.
+   *
+   * @return completes when the stream ends and fails if it fails
+   */
+  public static Future<Void> readWithStops(ReadStream<Buffer> in, long[] stops, AtomicLong read,
+                                           BlockingQueue<Runnable> stopped) {
+    Context context = Vertx.currentContext();
+    Promise<Void> done = Promise.promise();
+    AtomicInteger next = new AtomicInteger();
+    in.handler(buf -> {
+      long total = read.addAndGet(buf.length());
+      if (next.get() < stops.length && total >= stops[next.get()]) {
+        next.incrementAndGet();
+        in.pause();
+        stopped.add(() -> context.runOnContext(v -> in.resume()));
+      }
+    });
+    in.exceptionHandler(done::tryFail);
+    in.endHandler(v -> done.tryComplete());
     return done.future();
   }
 
