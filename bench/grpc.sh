@@ -5,7 +5,9 @@
 # one JVM) behind Fairway (`h2c://` backends, gRPC health checks) and behind HAProxy (`bind ...
 # proto h2`, `server ... proto h2`); the load is grpc-java too (GrpcLoad.java: CONNS channels, each
 # an HTTP/2 connection with STREAMS calls in flight, closed loop). ROUNDS rounds alternate the
-# proxies; each prints requests/s, p50 and p99 from GrpcLoad's histogram.
+# proxies; each prints requests/s, p50 and p99 from GrpcLoad's histogram, and the proxy's CPU time
+# per call (user + system of its process over the measured run, /proc/PID/stat). Each measured run
+# follows a warm-up run of its own against the same proxy.
 #
 # Part 2, HTTP/1.1 client to an h2c backend: wrk against Fairway with the same two nginx servers
 # spoken to over HTTP/1.1 (`http://`) and over h2c (`h2c://`, nginx `listen ... http2`), and
@@ -95,9 +97,15 @@ start_fairway() {
   done
 }
 
-grpc_load() { # TARGET CONNS WARMUP: prints "rps p50 p99 errors calls"
-  timeout $(( $3 + DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" "$3" "$DURATION" \
-    2>>"$WORK/grpcload.err" || echo "0 0 0 -1 0"
+grpc_load() { # TARGET CONNS WARMUP PID: prints "rps p50 p99 errors calls cpu-us-per-call" (PID: the proxy's)
+  timeout $(( $3 + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" 0 "$3" \
+    > /dev/null 2>>"$WORK/grpcload.err" || true
+  local t0 out
+  t0=$(cpu_ticks "$4")
+  out=$(timeout $(( DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" 0 "$DURATION" \
+    2>>"$WORK/grpcload.err") || out="0 0 0 -1 0"
+  awk -v t="$(( $(cpu_ticks "$4") - t0 ))" -v hz="$(getconf CLK_TCK)" \
+    '{ printf "%s %s %s %s %s %.1f\n", $1, $2, $3, $4, $5, ($5 > 0 ? t * 1e6 / hz / $5 : 0) }' <<< "$out"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }
@@ -108,35 +116,37 @@ if [[ " $PARTS " == *" 1 "* ]]; then
   for _ in $(seq 100); do [[ $(grep -c ready "$WORK/grpc-backends.log" || true) == 2 ]] && break; sleep 0.2; done
   haproxy_cfg "$WORK/haproxy-grpc.cfg" "$HG" "$G1" "$G2" "proto h2" "proto h2"
   haproxy -db -f "$WORK/haproxy-grpc.cfg" > "$WORK/haproxy-grpc.log" 2>&1 &
-  PIDS+=($!)
+  PIDS+=($!); HPID=$!
   BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc start_fairway fairway-grpc "$FG" "$AG" "$G1" "$G2"
+  FPID=$!
   base_head="" base_rule=""
   if [[ -n "${BASELINE_JAR:-}" ]]; then
     JAR=$BASELINE_JAR BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc start_fairway fairway-base "$FB" "$AB" "$G1" "$G2"
-    base_head=" baseline req/s, p99 ms | Fairway/baseline req/s |" base_rule="---|---|"
+    BPID=$!
+    base_head=" baseline req/s, p99 ms, CPU µs/call | Fairway/baseline req/s |" base_rule="---|---|"
   fi
   echo "## gRPC unary, grpc-java client and backends (STREAMS=$STREAMS per connection, ${DURATION}s runs)"
   echo
-  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F |$base_head"
-  echo "|---|---|---|---|---|---|---|---|---|$base_rule"
+  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F | CPU µs/call H/F |$base_head"
+  echo "|---|---|---|---|---|---|---|---|---|---|$base_rule"
   for c in $CONNS; do
     : > "$WORK/rps.$c"; : > "$WORK/p99.$c"; : > "$WORK/base.$c"
     for r in $(seq "$ROUNDS"); do
       wait_for_load "$MAX_LOAD" "$LOAD_WAIT"
       w=$WARMUP; (( r == 1 )) && w=$FIRST_WARMUP
       base_cells=""
-      read -r hr h50 h99 he _ < <(grpc_load "$HOST:$HG" "$c" "$w")
+      read -r hr h50 h99 he _ hcpu < <(grpc_load "$HOST:$HG" "$c" "$w" "$HPID")
       if [[ -n "${BASELINE_JAR:-}" ]] && (( r % 2 == 0 )); then
-        read -r br _ b99 _ < <(grpc_load "$HOST:$FB" "$c" "$w")
+        read -r br _ b99 _ _ bcpu < <(grpc_load "$HOST:$FB" "$c" "$w" "$BPID")
       fi
-      read -r fr f50 f99 fe _ < <(grpc_load "$HOST:$FG" "$c" "$w")
+      read -r fr f50 f99 fe _ fcpu < <(grpc_load "$HOST:$FG" "$c" "$w" "$FPID")
       if [[ -n "${BASELINE_JAR:-}" ]]; then
-        (( r % 2 == 1 )) && read -r br _ b99 _ < <(grpc_load "$HOST:$FB" "$c" "$w")
+        (( r % 2 == 1 )) && read -r br _ b99 _ _ bcpu < <(grpc_load "$HOST:$FB" "$c" "$w" "$BPID")
         ratio "$fr" "$br" >> "$WORK/base.$c"
-        base_cells=" $br, $b99 | $(ratio "$fr" "$br") |"
+        base_cells=" $br, $b99, $bcpu | $(ratio "$fr" "$br") |"
       fi
       ratio "$fr" "$hr" >> "$WORK/rps.$c"; ratio "$f99" "$h99" >> "$WORK/p99.$c"
-      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe |$base_cells"
+      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe | $hcpu / $fcpu |$base_cells"
     done
     read -r lo med hi _ < <(stats < "$WORK/rps.$c"); read -r plo pmed phi _ < <(stats < "$WORK/p99.$c")
     base_median=""
@@ -144,7 +154,7 @@ if [[ " $PARTS " == *" 1 "* ]]; then
       read -r blo bmed bhi _ < <(stats < "$WORK/base.$c")
       base_median=" | **$bmed** ($blo–$bhi) |"
     fi
-    echo "| $c | median | | | **$med** ($lo–$hi) | | | **$pmed** ($plo–$phi) | |$base_median"
+    echo "| $c | median | | | **$med** ($lo–$hi) | | | **$pmed** ($plo–$phi) | | |$base_median"
   done
   echo
 fi

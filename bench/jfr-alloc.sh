@@ -13,6 +13,8 @@
 # Environment (defaults in brackets):
 #   PATHS ["/ /64k"] CONNS [50] DURATION [20s] WARMUP [15s; 30s with H2_STREAMS] METRICS_VERTX [true]
 #   H2_STREAMS [unset]: load with h2load over h2c, that many streams per connection, instead of wrk
+#   GRPC [unset]: gRPC unary calls instead (bench/grpc.sh part 1's grpc-java load and backends,
+#   STREAMS [1] calls per connection; PATHS is ignored)
 #   JAR [target/fairway.jar] (another build of Fairway, e.g. one made at an earlier commit)
 #   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31000]  OUT_DIR [unset: keep .jfr files there]
 set -euo pipefail
@@ -34,19 +36,30 @@ for tool in wrk nginx java jcmd jfr python3 curl ${H2_STREAMS:+h2load}; do comma
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$FP" "$AP"
 resolve_jar
+GRPC=${GRPC:-}
+[[ -n $GRPC ]] && test_classpath GrpcLoad
 
 WORK=$(mktemp -d /tmp/fairway-jfr.XXXXXX)
 PIDS=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-start_nginx 1 "$B1"
-start_nginx 2 "$B2"
+if [[ -n $GRPC ]]; then
+  start_grpc "$B1" "$B2"
+  PATHS=/grpc
+else
+  start_nginx 1 "$B1"
+  start_nginx 2 "$B2"
+fi
 fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2" round-robin 1000 2000 "$METRICS_VERTX"
 # shellcheck disable=SC2086
 java $JAVA_OPTS -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/fairway.log" 2>&1 &
 FPID=$!; PIDS+=("$FPID")
-wait_http "$FP" / "$FPID" Fairway
+if [[ -n $GRPC ]]; then
+  wait_http "$AP" /api/services "$FPID" "Fairway's admin API"
+else
+  wait_http "$FP" / "$FPID" Fairway
+fi
 
 for path in $PATHS; do
   log "warming up $path for $WARMUP"
@@ -59,6 +72,7 @@ for path in $PATHS; do
   timeout 60 jcmd "$FPID" JFR.stop name=perf > /dev/null || die "JFR.stop failed"
   echo
   tool="wrk -t2"; [[ -n $H2_STREAMS ]] && tool="h2load -t2 -m$H2_STREAMS (p99: mean)"
+  [[ -n $GRPC ]] && tool="gRPC unary x${STREAMS:-1}"
   echo "### $path, $tool -c$CONNS -d$DURATION: $rps req/s, p99 $p99 ms, $err errors, load $l; metrics.vertx $METRICS_VERTX; JAVA_OPTS $JAVA_OPTS"
   echo
   python3 "$ROOT/bench/jfr_report.py" "$jfr" "$reqs" 12

@@ -7,6 +7,8 @@
 #   bench/profile.sh
 #   URLPATH=/64k CONNS=200 bench/profile.sh
 #   H2_STREAMS=10 bench/profile.sh      (h2load over h2c, 10 streams per connection, instead of wrk)
+#   GRPC=1 CONNS=10 bench/profile.sh    (gRPC unary as in bench/grpc.sh part 1: grpc-java load and
+#                                        backends, h2c:// with gRPC health checks; STREAMS [1] calls per connection)
 #
 # Environment (defaults in brackets): DURATION [10s] (perf records 6 s in its middle)  CONNS [50]
 #   URLPATH [/]  WARMUP [8s; 30s with H2_STREAMS: the JIT settles later on HTTP/2, bench/warmup.sh]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]
@@ -31,6 +33,8 @@ source "$ROOT/bench/lib/common.sh"
 H2_STREAMS=${H2_STREAMS:-}
 for tool in wrk nginx java jcmd perf curl awk ${H2_STREAMS:+h2load}; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
 resolve_jar
+GRPC=${GRPC:-}
+[[ -n $GRPC ]] && test_classpath GrpcLoad
 
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$FP" "$AP"
@@ -39,15 +43,24 @@ PIDS=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-start_nginx 1 "$B1"
-start_nginx 2 "$B2"
+if [[ -n $GRPC ]]; then
+  start_grpc "$B1" "$B2"
+  URLPATH=""
+else
+  start_nginx 1 "$B1"
+  start_nginx 2 "$B2"
+fi
 fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2" round-robin 1000 3600000 \
   "${METRICS_VERTX:-true}" "${ACCESS_LOG:-false}"
 # shellcheck disable=SC2086 # a list of flags
 java $JAVA_OPTS -XX:+PreserveFramePointer -jar "$JAR" -conf "$WORK/fairway.json" \
   > "$WORK/fairway.log" 2>&1 &
 PIDS+=($!); FPID=$!
-wait_http "$FP" "$URLPATH" "$FPID" Fairway
+if [[ -n $GRPC ]]; then
+  wait_http "$AP" /api/services "$FPID" "Fairway's admin API"
+else
+  wait_http "$FP" "$URLPATH" "$FPID" Fairway
+fi
 run_load "http://$HOST:$FP$URLPATH" "$CONNS" "$WARMUP" > /dev/null
 
 run_load "http://$HOST:$FP$URLPATH" "$CONNS" "$DURATION" > "$WORK/wrk.txt" &
@@ -57,7 +70,7 @@ perf record -q -F 1999 -g -p "$FPID" -o "$WORK/perf.data" -- sleep 6 2>/dev/null
 wait "$wrk_pid"
 jcmd "$FPID" Compiler.perfmap > /dev/null
 read -r rps p99 _ < "$WORK/wrk.txt"
-tool_label=wrk; [[ -n $H2_STREAMS ]] && tool_label="h2load -m$H2_STREAMS"
+tool_label=wrk; [[ -n $H2_STREAMS ]] && tool_label="h2load -m$H2_STREAMS"; [[ -n $GRPC ]] && tool_label="gRPC unary x${STREAMS:-1}"
 echo "Fairway, $tool_label -c$CONNS $URLPATH: $rps req/s, ${H2_STREAMS:+mean}${H2_STREAMS:-p99} $p99 ms, $(date -u +%Y-%m-%dT%H:%MZ), load $(loadavg)"
 perf report -i "$WORK/perf.data" --no-children --sort sym --stdio -q -g none 2>/dev/null | grep '%' > "$WORK/report.txt"
 [[ -n ${KEEP:-} ]] && cp "$WORK/perf.data" "$KEEP"

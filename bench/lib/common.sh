@@ -269,6 +269,22 @@ test_classpath() {
   QUIET=-Dlogback.configurationFile=$ROOT/bench/lib/logback-quiet.xml
 }
 
+# start_grpc B1 B2: the gRPC bench backends (GrpcBenchServer, one JVM) on B1 and B2; then
+# fairway_config writes h2c:// backends with gRPC health checks, and run_load URL CONNS DURATION
+# runs GrpcLoad (unary calls, STREAMS [1] per connection, no warm-up of its own) and prints
+# "req/s p99-ms errors calls" like the other loads. Needs WORK, PIDS and test_classpath GrpcLoad.
+start_grpc() {
+  java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcBenchServer "$HOST" "$1" "$2" > "$WORK/grpc-backends.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do [[ $(grep -c ready "$WORK/grpc-backends.log" || true) == 2 ]] && break; sleep 0.2; done
+  export BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc
+  run_load() {
+    local target=${1#http://}
+    timeout $(( $(secs "$3") + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad \
+      "${target%%/*}" "$2" "${STREAMS:-1}" 0 "$(secs "$3")" | awk '{ print $1, $3, $4, $5 }'
+  }
+}
+
 # hazelcast_xml PORT MEMBER_PORT...: a Hazelcast config for one cluster member on $HOST:PORT that
 # joins the others over loopback TCP (no multicast), fast joins and a 10 s heartbeat timeout.
 hazelcast_xml() {
