@@ -6,8 +6,7 @@
 # proto h2`, `server ... proto h2`); the load is grpc-java too (GrpcLoad.java: CONNS channels, each
 # an HTTP/2 connection with STREAMS calls in flight, closed loop). ROUNDS rounds alternate the
 # proxies; each prints requests/s, p50 and p99 from GrpcLoad's histogram, and the proxy's CPU time
-# per call (user + system of its process over the measured run, /proc/PID/stat). Each measured run
-# follows a warm-up run of its own against the same proxy.
+# per call (user + system of its process over the measured seconds, /proc/PID/stat).
 #
 # Part 2, HTTP/1.1 client to an h2c backend: wrk against Fairway with the same two nginx servers
 # spoken to over HTTP/1.1 (`http://`) and over h2c (`h2c://`, nginx `listen ... http2`), and
@@ -98,14 +97,9 @@ start_fairway() {
 }
 
 grpc_load() { # TARGET CONNS WARMUP PID: prints "rps p50 p99 errors calls cpu-us-per-call" (PID: the proxy's)
-  timeout $(( $3 + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" 0 "$3" \
-    > /dev/null 2>>"$WORK/grpcload.err" || true
-  local t0 out
-  t0=$(cpu_ticks "$4")
-  out=$(timeout $(( DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" 0 "$DURATION" \
-    2>>"$WORK/grpcload.err") || out="0 0 0 -1 0"
-  awk -v t="$(( $(cpu_ticks "$4") - t0 ))" -v hz="$(getconf CLK_TCK)" \
-    '{ printf "%s %s %s %s %s %.1f\n", $1, $2, $3, $4, $5, ($5 > 0 ? t * 1e6 / hz / $5 : 0) }' <<< "$out"
+  timeout $(( $3 + DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" "$3" "$DURATION" "$4" \
+    2>>"$WORK/grpcload.err" | awk -v hz="$(getconf CLK_TCK)" \
+      '{ printf "%s %s %s %s %s %.1f\n", $1, $2, $3, $4, $5, ($5 > 0 ? $6 * 1e6 / hz / $5 : 0) }' | grep . || echo "0 0 0 -1 0 0"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }

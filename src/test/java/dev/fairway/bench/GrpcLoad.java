@@ -7,6 +7,9 @@ import io.grpc.stub.StreamObserver;
 import io.grpc.testing.protobuf.SimpleRequest;
 import io.grpc.testing.protobuf.SimpleResponse;
 import io.grpc.testing.protobuf.SimpleServiceGrpc;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,11 +20,14 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A closed-loop gRPC load generator for {@code bench/grpc.sh}: {@code CONNS} channels (one HTTP/2
  * connection each, plaintext, prior knowledge) keep {@code STREAMS} unary calls each in flight for
- * a warm-up, then for the measured seconds; prints {@code rps p50_ms p99_ms errors calls}.
+ * a warm-up, then for the measured seconds; prints {@code rps p50_ms p99_ms errors calls}, and
+ * when given a process id, the CPU clock ticks (user + system, {@code /proc/PID/stat}) that
+ * process used over the measured seconds.
  *
- * <p>Example: {@code GrpcLoad 127.0.0.1:31381 50 1 5 10} runs 50 calls at a time (5 s warm-up,
- * 10 s measured) against a proxy and prints e.g. {@code 21034 2.101 4.873 0 210340}. Latencies go
- * into a 10 µs-bucket histogram up to 10 s, so recording costs no allocation.
+ * <p>Example: {@code GrpcLoad 127.0.0.1:31381 50 1 5 10 4242} runs 50 calls at a time (5 s
+ * warm-up, 10 s measured) against a proxy whose process is 4242 and prints e.g. {@code 21034
+ * 2.101 4.873 0 210340 1190}. Latencies go into a 10 µs-bucket histogram up to 10 s, so recording
+ * costs no allocation.
  */
 public final class GrpcLoad {
   private static final int BUCKET_NANOS = 10_000;
@@ -39,16 +45,25 @@ public final class GrpcLoad {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
-      throw new IllegalArgumentException("usage: GrpcLoad HOST:PORT CONNS STREAMS WARMUP_S SECONDS");
+    if (args.length != 5 && args.length != 6) {
+      throw new IllegalArgumentException("usage: GrpcLoad HOST:PORT CONNS STREAMS WARMUP_S SECONDS [PID]");
     }
     String target = args[0];
     int conns = Integer.parseInt(args[1]);
     int streams = Integer.parseInt(args[2]);
-    new GrpcLoad().run(target, conns, streams, Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+    Path stat = args.length == 6 ? Path.of("/proc", args[5], "stat") : null;
+    new GrpcLoad().run(target, conns, streams, Integer.parseInt(args[3]), Integer.parseInt(args[4]), stat);
   }
 
-  private void run(String target, int conns, int streams, int warmupS, int seconds) throws InterruptedException {
+  /** User plus system clock ticks of a process, from its {@code /proc/PID/stat} (fields 14 and 15). */
+  private static long cpuTicks(Path stat) throws IOException {
+    String s = Files.readString(stat);
+    String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  private void run(String target, int conns, int streams, int warmupS, int seconds, Path stat)
+      throws InterruptedException, IOException {
     List<ManagedChannel> channels = new ArrayList<>();
     done = new CountDownLatch(conns * streams);
     for (int c = 0; c < conns; c++) {
@@ -65,11 +80,13 @@ public final class GrpcLoad {
     }
     errors.set(0);
     calls.set(0);
+    long ticks = stat == null ? 0 : cpuTicks(stat);
     long start = System.nanoTime();
     measuring = true;
     TimeUnit.SECONDS.sleep(seconds);
     measuring = false;
     long elapsed = System.nanoTime() - start;
+    ticks = stat == null ? 0 : cpuTicks(stat) - ticks;
     stopping = true;
     done.await(10, TimeUnit.SECONDS);
     channels.forEach(ManagedChannel::shutdownNow);
@@ -79,8 +96,8 @@ public final class GrpcLoad {
       h = histogram.clone();
     }
     n = Arrays.stream(h).sum();
-    System.out.printf("%.0f %.3f %.3f %d %d%n", calls.get() * 1e9 / elapsed, percentile(h, n, 0.50),
-        percentile(h, n, 0.99), errors.get(), calls.get());
+    System.out.printf("%.0f %.3f %.3f %d %d%s%n", calls.get() * 1e9 / elapsed, percentile(h, n, 0.50),
+        percentile(h, n, 0.99), errors.get(), calls.get(), stat == null ? "" : " " + ticks);
   }
 
   private static double percentile(long[] h, long n, double p) {
