@@ -4,6 +4,10 @@ import dev.fairway.balancer.OrcaBinary;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The rules a message's fields follow across the proxy, in one place for every shape a message
@@ -128,11 +132,17 @@ public final class ForwardingRules {
     if (t.isEmpty()) {
       return;
     }
-    for (String n : t.names()) { // a copy: removing from t is safe
+    List<CharSequence> dropped = null; // rarely any: made only when one turns up
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = t.iteratorCharSequence(); it.hasNext(); ) {
+      CharSequence n = it.next().getKey();
       AsciiString a = ascii(n);
       if (a.isEmpty() || a.byteAt(0) == ':' || HeadBytes.isOneOf(a.array(), a.arrayOffset(), a.length(), NEVER_TRAILERS)) {
-        t.remove(n);
+        dropped = dropped == null ? new ArrayList<>(2) : dropped;
+        dropped.add(n);
       }
+    }
+    if (dropped != null) {
+      dropped.forEach(t::remove);
     }
   }
 
