@@ -18,6 +18,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -115,7 +116,8 @@ public final class H2Stream implements Downstream {
         unreturned += bytes;
       }
       if (exchange != null) {
-        exchange.fromClient(last ? new DefaultLastHttpContent(f.content()) : new DefaultHttpContent(f.content()));
+        exchange.fromClient(last ? new DefaultLastHttpContent(f.content(), EmptyHttpHeaders.INSTANCE)
+            : new DefaultHttpContent(f.content()));
       } else {
         f.release();
       }

@@ -3,6 +3,7 @@ package dev.fairway.proxy.upstream;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -71,9 +72,13 @@ final class ResponseFrames {
         && status.charAt(2) == '4';
   }
 
-  /** A DATA frame: a body part, or the body's end; it takes over the frame's bytes. */
+  /**
+   * A DATA frame: a body part, or the body's end (without trailers: those come in a HEADERS
+   * frame, so the end's are the shared empty ones); it takes over the frame's bytes.
+   */
   static HttpContent body(Http2DataFrame f) {
-    return f.isEndStream() ? new DefaultLastHttpContent(f.content(), false) : new DefaultHttpContent(f.content());
+    return f.isEndStream() ? new DefaultLastHttpContent(f.content(), EmptyHttpHeaders.INSTANCE)
+        : new DefaultHttpContent(f.content());
   }
 
   /** Whether no value has a control character but HTAB (RFC 9110 §5.5, RFC 9113 §8.2.1). */
