@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -25,35 +26,44 @@ import org.junit.jupiter.api.Test;
  * priorities ignored.
  *
  * <p>A client opens streams 1 and 3, the second made an exclusive dependant of the first with the
- * highest weight (RFC 9113 §5.3, deprecated). The server answers both with 64 KiB at once. The
- * DATA frames leave in turns of whole 16 KiB frames, 1 and 3 interleaved. A weighted fair queue
- * over the priority tree (Netty's default) sends all of stream 1 first; without the 16 KiB turn,
- * turns are cut to what the socket has room for and frames come in odd sizes.
+ * highest weight (RFC 9113 §5.3, deprecated), and gives the connection a window of 64 KiB. The
+ * server answers both with 64 KiB at once: each stream gets a turn of 32 KiB, two whole frames.
+ * Then the client opens the window by one frame's worth at a time, and the streams take a whole
+ * 16 KiB frame each in turn. A weighted fair queue over the priority tree (Netty's default) sends
+ * all of stream 1 first; without the 16 KiB turn, a 16 KiB window is cut in two 8 KiB frames.
+ * The socket's buffer is made large, so that the connection's window alone sets what may be sent.
  */
 class FrameCodecsTest {
   private static final int BODY = 64 * 1024;
-  private static final byte DATA = 0x0;
+  private static final int FRAME = 16 * 1024;
   private static final byte HEADERS = 0x1;
   private static final byte SETTINGS = 0x4;
   private static final byte WINDOW_UPDATE = 0x8;
+  private static final byte DATA = 0x0;
   private static final byte END_STREAM_AND_HEADERS = 0x1 | 0x4;
   private static final byte PRIORITY_FLAG = 0x20;
 
   @Test
   void streamsTakeTurnsOfWholeFramesWhateverTheirPriority() throws Exception {
     EmbeddedChannel server = new EmbeddedChannel(FrameCodecs.forServer().build(), new AnswerBoth());
+    server.config().setWriteBufferWaterMark(new WriteBufferWaterMark(4 << 20, 8 << 20));
     ByteBuf in = Unpooled.buffer();
     in.writeBytes(Http2CodecUtil.connectionPrefaceBuf());
     frame(in, SETTINGS, (byte) 0, 0, Unpooled.buffer().writeShort(0x4).writeInt(1 << 20)); // INITIAL_WINDOW_SIZE 1 MiB
-    frame(in, WINDOW_UPDATE, (byte) 0, 0, Unpooled.buffer().writeInt((1 << 20) - 65_535));
+    windowUpdate(in, 1); // the connection's window: 65,535 + 1 = 64 KiB
     frame(in, HEADERS, END_STREAM_AND_HEADERS, 1, request(1));
     ByteBuf dependant = Unpooled.buffer().writeInt(0x8000_0000 | 1).writeByte(255); // exclusive on 1, weight 256
     frame(in, HEADERS, (byte) (END_STREAM_AND_HEADERS | PRIORITY_FLAG), 3, dependant.writeBytes(request(3)));
     server.writeInbound(in);
     server.runPendingTasks();
+    assertThat(dataFrames(server)).isEqualTo("1:16384 1:16384 3:16384 3:16384");
 
-    assertThat(dataFrames(server)).isEqualTo(
-        "1:16384 1:16384 3:16384 3:16384 1:16384 1:16384 3:16384 3:16384");
+    StringJoiner oneFrameAtATime = new StringJoiner(" ");
+    for (int i = 0; i < 4; i++) {
+      server.writeInbound(windowUpdate(Unpooled.buffer(), FRAME));
+      oneFrameAtATime.add(dataFrames(server));
+    }
+    assertThat(oneFrameAtATime.toString()).isEqualTo("1:16384 3:16384 1:16384 3:16384");
     server.finishAndReleaseAll();
   }
 
@@ -83,6 +93,11 @@ class FrameCodecsTest {
     new DefaultHttp2HeadersEncoder().encodeHeaders(stream, new DefaultHttp2Headers().method("GET").scheme("http")
         .authority("a").path("/" + stream), block);
     return block;
+  }
+
+  private static ByteBuf windowUpdate(ByteBuf out, int increment) {
+    frame(out, WINDOW_UPDATE, (byte) 0, 0, Unpooled.buffer().writeInt(increment));
+    return out;
   }
 
   private static void frame(ByteBuf out, byte type, byte flags, int stream, ByteBuf payload) {
