@@ -19,7 +19,8 @@
 #   MAX_LOAD [1.5] LOAD_WAIT [60]: each round waits (at most LOAD_WAIT s) for a quiet machine
 #   BASELINE_JAR [unset]: part 1 also runs a second Fairway from this jar (an earlier build) in
 #   every round, before or after target/fairway.jar by turns, and adds its columns and the ratio
-#   of the two builds
+#   of the two builds; BASELINE_INSTANCES [FAIRWAY_INSTANCES, 0] sets that Fairway's
+#   proxy.instances (the same jar with another number of event loops, say)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-5}
@@ -115,7 +116,8 @@ if [[ " $PARTS " == *" 1 "* ]]; then
   FPID=$!
   base_head="" base_rule=""
   if [[ -n "${BASELINE_JAR:-}" ]]; then
-    JAR=$BASELINE_JAR BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc start_fairway fairway-base "$FB" "$AB" "$G1" "$G2"
+    FAIRWAY_INSTANCES=${BASELINE_INSTANCES:-${FAIRWAY_INSTANCES:-0}} JAR=$BASELINE_JAR BACKEND_SCHEME=h2c \
+      HEALTH_CHECK_TYPE=grpc start_fairway fairway-base "$FB" "$AB" "$G1" "$G2"
     BPID=$!
     base_head=" baseline req/s, p99 ms, CPU µs/call | Fairway/baseline req/s |" base_rule="---|---|"
   fi
