@@ -57,7 +57,7 @@ public final class Fairway {
   private final AtomicInteger clientConnections = new AtomicInteger();
   private final UpstreamTlsContexts upstreamTls = new UpstreamTlsContexts();
   private final List<ProxyVerticle> proxies = new CopyOnWriteArrayList<>();
-  private final Listener listener = new Listener();
+  private final Listener listener;
   private final HttpMeters httpMeters;
   private Future<Void> drained;
 
@@ -67,6 +67,7 @@ public final class Fairway {
     this.vertx = vertx;
     this.config = config;
     this.table = new SlotTable(config.subsetting().clientId(), proxyInstances(config));
+    this.listener = new Listener(h2Instances(config));
     if (vertx.isClustered() && config.cluster().shareCapacity()) {
       table.shareCapacity(); // each backend's capacity is the cluster's; CapacityLeases sets this member's shares
     }
@@ -188,6 +189,13 @@ public final class Fairway {
   /** Proxy verticles to deploy: {@code proxy.instances}, or one per event loop when 0. */
   private static int proxyInstances(FairwayConfig config) {
     return config.proxy().instances() > 0 ? config.proxy().instances() : VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
+  }
+
+  /** Proxy verticles that serve HTTP/2 client connections: {@code proxy.h2Instances}, or one per core when 0. */
+  private static int h2Instances(FairwayConfig config) {
+    int cores = Math.max(1, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE / 2);
+    int n = config.proxy().h2Instances() > 0 ? config.proxy().h2Instances() : cores;
+    return Math.min(n, proxyInstances(config));
   }
 
   public int proxyPort() {

@@ -118,7 +118,7 @@ public final class ConfigParser {
     ProxySettings p = new ProxySettings(host, port,
         n.intIn("instances", 0, 0, 1024), n.longIn("drainGraceMs", 3000, 0, 3_600_000),
         n.longIn("drainTimeoutMs", 30_000, 0, 3_600_000), limits(n), TlsParser.parse(n),
-        n.bool("acceptProxyProtocol", false));
+        n.bool("acceptProxyProtocol", false), n.intIn("h2Instances", 0, 0, 1024));
     n.rejectUnknownKeys();
     if (!p.cleartext() && p.tls().isEmpty()) {
       n.problem("port", port, "a port from 0 to 65535; -1 (no cleartext listener) only with proxy.tls, else nothing listens");

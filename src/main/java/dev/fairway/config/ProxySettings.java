@@ -19,20 +19,24 @@ import java.util.Optional;
  * @param tls            the TLS listener on the same host, when configured
  * @param acceptProxyProtocol whether every connection (cleartext and TLS) opens with a PROXY
  *                       protocol header (v1 or v2) naming the client, as an L4 balancer sends it
+ * @param h2Instances    how many of the proxy verticles serve HTTP/2 client connections (h2c or
+ *                       TLS with ALPN {@code h2}); 0 means one per core; at most {@code instances}
  */
 public record ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs,
-                            EdgeLimits limits, Optional<TlsSettings> tls, boolean acceptProxyProtocol) {
+                            EdgeLimits limits, Optional<TlsSettings> tls, boolean acceptProxyProtocol,
+                            int h2Instances) {
   /** {@code proxy.port} value that turns the cleartext listener off. */
   public static final int NO_PORT = -1;
 
   /** Settings with the default {@link EdgeLimits}, no TLS and no PROXY protocol. */
   public ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs) {
-    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS, Optional.empty(), false);
+    this(host, port, instances, drainGraceMs, drainTimeoutMs, EdgeLimits.DEFAULTS, Optional.empty(), false, 0);
   }
 
   /** These settings with {@code tls} instead of this one's. */
   public ProxySettings withTls(Optional<TlsSettings> tls) {
-    return new ProxySettings(host, port, instances, drainGraceMs, drainTimeoutMs, limits, tls, acceptProxyProtocol);
+    return new ProxySettings(host, port, instances, drainGraceMs, drainTimeoutMs, limits, tls, acceptProxyProtocol,
+        h2Instances);
   }
 
   /** Whether the cleartext listener is on. */

@@ -34,12 +34,24 @@ import org.slf4j.LoggerFactory;
  * TLS socket gets the {@link TlsTerminator}'s handlers in front of the lane's HTTP handlers. With
  * {@code proxy.acceptProxyProtocol} both sockets' connections first go through a
  * {@link ProxyProtocol} gate, which adds those handlers once the PROXY header is read.
+ *
+ * <p>The first {@code h2Lanes} lanes to join also serve HTTP/2 connections: one that another lane
+ * accepted moves to them, in turn, once it shows HTTP/2's preface ({@link LaneHandoff}). With 4
+ * lanes joined in the order 0, 1, 2, 3 and 2 for HTTP/2, an h2c connection accepted by lane 2 or
+ * 3 goes on to lane 0, the next such to lane 1; those that lanes 0 and 1 accept stay.
  */
 public final class Listener {
   private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
   private final List<ProxyVerticle> lanes = new CopyOnWriteArrayList<>();
   private int next;
+  private final int h2Lanes;
+  private int nextH2;
   private final List<Channel> servers = new ArrayList<>();
+
+  /** @param h2Lanes how many lanes serve HTTP/2 connections (the first to join) */
+  public Listener(int h2Lanes) {
+    this.h2Lanes = h2Lanes;
+  }
 
   /** A proxy verticle is ready to take connections. */
   void join(ProxyVerticle lane) {
@@ -98,6 +110,20 @@ public final class Listener {
     }
     next = (next + 1) % lanes.size();
     return lanes.get(next);
+  }
+
+  /**
+   * The lane an HTTP/2 connection accepted by {@code from} moves to, or {@code null} when it stays
+   * (a lane that serves HTTP/2 itself, or one that has left).
+   */
+  synchronized ProxyVerticle h2Lane(ProxyVerticle from) {
+    int serving = Math.min(h2Lanes, lanes.size());
+    int at = lanes.indexOf(from);
+    if (at < serving) {
+      return null;
+    }
+    nextH2 = (nextH2 + 1) % serving;
+    return lanes.get(nextH2);
   }
 
   /** On the server channel: registers each accepted connection with a lane's event loop. */

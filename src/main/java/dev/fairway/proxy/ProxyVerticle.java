@@ -207,7 +207,8 @@ public final class ProxyVerticle extends VerticleBase {
 
   /**
    * The pipeline of a client connection: {@link H2c} looks at the first bytes for HTTP/2's preface
-   * (and steps aside if they are not), then the {@link FramingGuard} sees every byte, then
+   * (and steps aside if they are not, or hands the connection to an HTTP/2 lane, {@link LaneHandoff},
+   * if this is not one), then the {@link FramingGuard} sees every byte, then
    * Netty's HTTP/1.1 request decoder and response encoder, and the {@link ClientConnection} (which
    * keeps the idle timeout). A connection over {@code maxConnections} is answered 503 and closed.
    * On a TLS connection these come after the TLS handlers (decrypted bytes; an ALPN {@code h2}
@@ -215,9 +216,11 @@ public final class ProxyVerticle extends VerticleBase {
    */
   private final class Initializer extends ChannelInitializer<Channel> {
     private final boolean tls;
+    private final H2c.Handoff handoff;
 
     Initializer(boolean tls) {
       this.tls = tls;
+      this.handoff = new LaneHandoff(listener, ProxyVerticle.this, tls);
     }
 
     @Override
@@ -228,9 +231,10 @@ public final class ProxyVerticle extends VerticleBase {
     @Override
     protected void initChannel(Channel ch) {
       ChannelPipeline p = ch.pipeline();
+      boolean refused = !LaneHandoff.moved(ch) && !admitted(ch); // a moved one was counted where it came in
       FramingGuard guard = FramingGuard.forRequests(limits);
-      if (limits.h2MaxConcurrentStreams() > 0) {
-        p.addLast(H2c.NAME, new H2c(gateway, limits, drainTimeoutMs));
+      if (limits.h2MaxConcurrentStreams() > 0 && !refused) { // refused in HTTP/1.1, whatever the client speaks
+        p.addLast(H2c.NAME, new H2c(gateway, limits, drainTimeoutMs, handoff));
       }
       p.addLast(FramingGuard.NAME, guard);
       // FramingGuard enforces the configured limits first; the decoder's own are a backstop.
@@ -238,12 +242,19 @@ public final class ProxyVerticle extends VerticleBase {
       HeadAwareCodecs.ResponseEncoder encoder = new HeadAwareCodecs.ResponseEncoder();
       p.addLast(UpstreamPool.ENCODER, encoder);
       p.addLast(ClientSide.NAME, new ClientConnection(gateway, connections, guard, encoder, tls));
+      if (refused) {
+        ch.eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));
+      }
+    }
+
+    /** Counts {@code ch} against {@code maxConnections} while it is open, unless that is one too many. */
+    private boolean admitted(Channel ch) {
       if (clientConnections.incrementAndGet() > limits.maxConnections()) {
         clientConnections.decrementAndGet();
-        ch.eventLoop().execute(() -> guard.refuse(Failure.TOO_MANY_CONNECTIONS));
-        return;
+        return false;
       }
       ch.closeFuture().addListener(f -> clientConnections.decrementAndGet());
+      return true;
     }
   }
 }

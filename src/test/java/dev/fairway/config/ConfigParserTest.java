@@ -297,7 +297,7 @@ class ConfigParserTest {
         "servcies: unknown key; expected one of proxy, admin, subsetting, metrics, reload, accessLog, overload, cluster, tracing, services, demo",
         "proxy.prot: unknown key; expected one of host, port, instances, drainGraceMs, drainTimeoutMs, "
             + "underscoreHeaders, maxHeaderBytes, maxHeaderCount, maxRequestLineBytes, requestHeadersTimeoutMs, "
-            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls, acceptProxyProtocol",
+            + "idleTimeoutMs, maxConnections, trustedHops, h2MaxConcurrentStreams, tls, acceptProxyProtocol, h2Instances",
         "services[0].stratgey: unknown key; expected one of name, match, strategy, subsetSize, slots, "
             + "timeouts, healthCheck, balancing, outlierDetection, slowStartMs, slowStartInitialPercent, "
             + "panicThresholdPercent, tls, grpc, defaultCriticality, retry, throttle, requestHeaders, "
@@ -336,6 +336,17 @@ class ConfigParserTest {
 
     root.getJsonObject("proxy").put("acceptProxyProtocol", "yes");
     assertThat(problems(root)).containsExactly("proxy.acceptProxyProtocol: \"yes\" is invalid; expected true or false");
+  }
+
+  @Test
+  void h2InstancesIsACountOfProxyVerticles() throws Exception {
+    JsonObject root = full();
+    assertThat(parse(root).proxy().h2Instances()).as("default: one per core").isZero();
+    root.getJsonObject("proxy").put("h2Instances", 3);
+    assertThat(parse(root).proxy().h2Instances()).isEqualTo(3);
+
+    root.getJsonObject("proxy").put("h2Instances", -1);
+    assertThat(problems(root)).containsExactly("proxy.h2Instances: -1 is invalid; expected an integer from 0 to 1024");
   }
 
   @Test

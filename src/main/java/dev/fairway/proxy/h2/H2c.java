@@ -46,13 +46,32 @@ public final class H2c extends ChannelInboundHandlerAdapter {
   private final Gateway gateway;
   private final EdgeLimits limits;
   private final long gracefulCloseMs;
+  private final Handoff handoff;
   /** The first bytes while they are still a beginning of the preface. */
   private ByteBuf first;
 
-  public H2c(Gateway gateway, EdgeLimits limits, long gracefulCloseMs) {
+  /** @param handoff what may take an HTTP/2 connection to another event loop before it starts here */
+  public H2c(Gateway gateway, EdgeLimits limits, long gracefulCloseMs, Handoff handoff) {
     this.gateway = gateway;
     this.limits = limits;
     this.gracefulCloseMs = gracefulCloseMs;
+    this.handoff = handoff;
+  }
+
+  /**
+   * Takes a connection that has just opened with HTTP/2's preface elsewhere, before anything of
+   * HTTP/2 is set up on it.
+   */
+  @FunctionalInterface
+  public interface Handoff {
+    /** Never takes a connection: it becomes HTTP/2 where it is. */
+    Handoff NONE = (ctx, first) -> false;
+
+    /**
+     * Whether it took the connection, with {@code first} (the bytes read so far, preface
+     * included) and the handler of {@code ctx}; if not, the handler keeps both.
+     */
+    boolean takes(ChannelHandlerContext ctx, ByteBuf first);
   }
 
   @Override
@@ -67,7 +86,11 @@ public final class H2c extends ChannelInboundHandlerAdapter {
       first = null;
     }
     switch (match(buf)) {
-      case HTTP2 -> toHttp2(ctx, buf);
+      case HTTP2 -> {
+        if (!handoff.takes(ctx, buf)) {
+          toHttp2(ctx, buf);
+        }
+      }
       case UNDECIDED -> first = buf;
       case HTTP1 -> {
         ctx.pipeline().remove(this);
