@@ -134,8 +134,8 @@ public final class Fairway {
         .compose(v -> bindCleartext(proxyProtocol))
         .compose(v -> bindTls(tls, proxyProtocol))
         .onSuccess(v -> reloads.start(config.reload().scanPeriodMs()))
-        .onSuccess(v -> LOG.info("proxy: {} event-loop instances, {} transport", instances,
-            vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
+        .onSuccess(v -> LOG.info("proxy: {} event-loop instances ({} for HTTP/2 clients), {} transport", instances,
+            h2Instances(config), vertx.isNativeTransportEnabled() ? "epoll" : "nio"));
   }
 
   private Future<?> bindCleartext(ProxyProtocol proxyProtocol) {
@@ -191,11 +191,17 @@ public final class Fairway {
     return config.proxy().instances() > 0 ? config.proxy().instances() : VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE;
   }
 
-  /** Proxy verticles that serve HTTP/2 client connections: {@code proxy.h2Instances}, or one per core when 0. */
+  /**
+   * Proxy verticles that serve HTTP/2 client connections: {@code proxy.h2Instances}; when 0, one
+   * per core if some service speaks HTTP/2 to its backends (its streams then share backend
+   * connections, and fewer loops measured faster), else all of them (HTTP/2 to HTTP/1.1 backends
+   * measured faster on all).
+   */
   private static int h2Instances(FairwayConfig config) {
     int cores = Math.max(1, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE / 2);
-    int n = config.proxy().h2Instances() > 0 ? config.proxy().h2Instances() : cores;
-    return Math.min(n, proxyInstances(config));
+    int all = proxyInstances(config);
+    int n = config.proxy().h2Instances() > 0 ? config.proxy().h2Instances() : config.h2cBackends() ? cores : all;
+    return Math.min(n, all);
   }
 
   public int proxyPort() {

@@ -42,4 +42,13 @@ public record FairwayConfig(ProxySettings proxy, AdminSettings admin, Subsetting
     return new FairwayConfig(proxy, admin, next, metrics, reload, accessLog, services, demo, overload, cluster,
         tracing);
   }
+
+  /**
+   * Whether some service speaks HTTP/2 with prior knowledge to its backends ({@code h2c://}
+   * backends, or DNS discovery with scheme {@code h2c}).
+   */
+  public boolean h2cBackends() {
+    return services.stream().anyMatch(s -> s.discovery().scheme().equals("h2c")
+        || s.backends().stream().anyMatch(BackendConfig::h2c));
+  }
 }

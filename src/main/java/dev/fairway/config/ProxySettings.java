@@ -20,7 +20,8 @@ import java.util.Optional;
  * @param acceptProxyProtocol whether every connection (cleartext and TLS) opens with a PROXY
  *                       protocol header (v1 or v2) naming the client, as an L4 balancer sends it
  * @param h2Instances    how many of the proxy verticles serve HTTP/2 client connections (h2c or
- *                       TLS with ALPN {@code h2}); 0 means one per core; at most {@code instances}
+ *                       TLS with ALPN {@code h2}), at most {@code instances}; 0 means one per core
+ *                       when some service has {@code h2c://} backends, else all of them
  */
 public record ProxySettings(String host, int port, int instances, long drainGraceMs, long drainTimeoutMs,
                             EdgeLimits limits, Optional<TlsSettings> tls, boolean acceptProxyProtocol,

@@ -341,7 +341,7 @@ class ConfigParserTest {
   @Test
   void h2InstancesIsACountOfProxyVerticles() throws Exception {
     JsonObject root = full();
-    assertThat(parse(root).proxy().h2Instances()).as("default: one per core").isZero();
+    assertThat(parse(root).proxy().h2Instances()).as("default: chosen at start").isZero();
     root.getJsonObject("proxy").put("h2Instances", 3);
     assertThat(parse(root).proxy().h2Instances()).isEqualTo(3);
 

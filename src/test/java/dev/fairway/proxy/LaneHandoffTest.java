@@ -10,6 +10,7 @@ import dev.fairway.testing.TestFairway;
 import dev.fairway.testing.TlsClient;
 import dev.fairway.testing.TlsFiles;
 import dev.fairway.testing.VertxTestBase;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.Timeout;
  * HTTP/2 client connections move to the lanes that serve HTTP/2 ({@code proxy.h2Instances}):
  * with 4 lanes and 1 for HTTP/2, every h2c or ALPN h2 connection ends up on that lane, which the
  * h2c backend sees as one connection from Fairway (each lane has its own backend pool), and the
- * bytes a client sent while its connection moved all arrive.
+ * bytes a client sent while its connection moved all arrive. By default HTTP/2 clients get one
+ * lane per core when a service speaks h2c to its backends, and every lane when none does.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class LaneHandoffTest extends VertxTestBase {
@@ -119,12 +121,35 @@ class LaneHandoffTest extends VertxTestBase {
   @Test
   void withEveryLaneServingHttp2NoConnectionMoves() throws Exception {
     Fairway fairway = start(4, 4, config());
+    sendOnFourConnections(fairway);
+
+    assertThat(carried).as("one backend connection per lane").hasSize(4);
+  }
+
+  @Test
+  void byDefaultHttp2ClientsGetOneLoopPerCoreWhenBackendsSpeakH2c() throws Exception {
+    Fairway fairway = start(4, 0, config());
+    sendOnFourConnections(fairway);
+
+    int cores = Math.max(1, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE / 2);
+    assertThat(carried).as("one backend connection per HTTP/2 lane").hasSize(Math.min(cores, 4));
+  }
+
+  @Test
+  void byDefaultHttp2ClientsStayWhereAcceptedWhenBackendsSpeakHttp11() throws Exception {
+    JsonObject b = new JsonObject().put("id", "b1").put("url", "http://127.0.0.1:" + backendPort).put("capacity", 100);
+    Fairway fairway = start(4, 0, TestConfig.service("h1", b));
+    sendOnFourConnections(fairway);
+
+    assertThat(carried).as("one backend connection per lane").hasSize(4);
+  }
+
+  /** One request at a time on each of four connections: each lane accepts one. */
+  private void sendOnFourConnections(Fairway fairway) throws Exception {
     for (int i = 0; i < 4; i++) {
       Buffer sent = body(1000, i);
       assertThat(post(h2cClient(), fairway.proxyPort(), sent)).isEqualTo(echo(sent));
     }
-
-    assertThat(carried).as("one backend connection per lane").hasSize(4);
   }
 
   @Test
