@@ -64,9 +64,6 @@ public final class H2c extends ChannelInboundHandlerAdapter {
    */
   @FunctionalInterface
   public interface Handoff {
-    /** Never takes a connection: it becomes HTTP/2 where it is. */
-    Handoff NONE = (ctx, first) -> false;
-
     /**
      * Whether it took the connection, with {@code first} (the bytes read so far, preface
      * included) and the handler of {@code ctx}; if not, the handler keeps both.
