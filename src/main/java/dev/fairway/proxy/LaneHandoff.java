@@ -72,9 +72,9 @@ final class LaneHandoff implements H2c.Handoff {
         return;
       }
       to.loop().register(ch).addListener(on -> {
-        if (!on.isSuccess()) { // closed meanwhile: no pipeline event will come to release what it held
+        if (!on.isSuccess()) { // unregistered, the pipeline is not torn down: release what it held here
           hold.drop();
-          ch.unsafe().closeForcibly();
+          ch.close(); // not a forcible close: a close completes the close future (if nothing did), which gives back the count
           return;
         }
         p.addLast(to.initializer(tls));

@@ -47,7 +47,6 @@ class LaneHandoffTest extends VertxTestBase {
   /** The backend connections that carried a {@code /work} request (health checks have their own). */
   private final Set<HttpConnection> carried = ConcurrentHashMap.newKeySet();
   private int backendPort;
-  private final List<HttpClientAgent> clients = new ArrayList<>();
 
   @BeforeEach
   void h2cBackend() throws Exception {
@@ -71,12 +70,10 @@ class LaneHandoffTest extends VertxTestBase {
 
   /** A client of its own, so a connection of its own. */
   private HttpClientAgent h2cClient() {
-    HttpClientAgent c = vertx.httpClientBuilder()
+    return vertx.httpClientBuilder()
         .with(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false))
         .with(new PoolOptions().setHttp2MaxSize(1))
         .build();
-    clients.add(c);
-    return c;
   }
 
   private String post(HttpClientAgent client, int port, Buffer body) throws Exception {
@@ -178,7 +175,6 @@ class LaneHandoffTest extends VertxTestBase {
     while (true) {
       try {
         assertThat(post(c, port, body(10, 1))).startsWith("200 HTTP_2");
-        clients.add(c);
         return;
       } catch (Exception e) {
         if (System.nanoTime() > deadline) {
