@@ -17,6 +17,8 @@
 #   the first round of each proxy also gets FIRST_WARMUP [20])  WRK_THREADS [2]  PARTS ["1 2"]
 #   JAVA_OPTS [README defaults: -Xmx192m -XX:+UseSerialGC]  BASE_PORT [31300]
 #   MAX_LOAD [1.5] LOAD_WAIT [60]: each round waits (at most LOAD_WAIT s) for a quiet machine
+#   SYSCALLS [unset]: 1 adds each proxy's system calls and context switches per call (part 1; perf stat
+#   over the measured seconds but the first and last, needs linux-perf and root)
 #   BASELINE_JAR [unset]: part 1 also runs a second Fairway from this jar (an earlier build) in
 #   every round, before or after target/fairway.jar by turns, and adds its columns and the ratio
 #   of the two builds; BASELINE_INSTANCES [FAIRWAY_INSTANCES, 0] sets that Fairway's
@@ -34,6 +36,7 @@ BASE_PORT=${BASE_PORT:-31300}
 MAX_LOAD=${MAX_LOAD:-1.5}
 LOAD_WAIT=${LOAD_WAIT:-60}
 JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -XX:+UseSerialGC"}
+SYSCALLS=${SYSCALLS:-}
 
 HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,10 +100,27 @@ start_fairway() {
   done
 }
 
-grpc_load() { # TARGET CONNS WARMUP PID: prints "rps p50 p99 errors calls cpu-us-per-call" (PID: the proxy's)
-  timeout $(( $3 + DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" "$3" "$DURATION" "$4" \
+grpc_load() { # TARGET CONNS WARMUP PID: prints "rps p50 p99 errors calls cpu-us-per-call syscalls/call cs/call" (PID: the proxy's)
+  local counted=$(( DURATION > 4 ? DURATION - 2 : DURATION )) perf_pid=""
+  if [[ -n $SYSCALLS ]]; then # perf counts the proxy over the measured seconds but the first and last
+    (sleep "$(( $3 + (DURATION - counted) / 2 + 1 ))" && perf stat -x, -e raw_syscalls:sys_enter,context-switches \
+      -p "$4" -o "$WORK/perf-stat.txt" -- sleep "$counted") > /dev/null 2>&1 &
+    perf_pid=$!
+  fi
+  local out
+  out=$(timeout $(( $3 + DURATION + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad "$1" "$2" "$STREAMS" "$3" "$DURATION" "$4" \
     2>>"$WORK/grpcload.err" | awk -v hz="$(getconf CLK_TCK)" \
-      '{ printf "%s %s %s %s %s %.1f\n", $1, $2, $3, $4, $5, ($5 > 0 ? $6 * 1e6 / hz / $5 : 0) }' | grep . || echo "0 0 0 -1 0 0"
+      '{ printf "%s %s %s %s %s %.1f\n", $1, $2, $3, $4, $5, ($5 > 0 ? $6 * 1e6 / hz / $5 : 0) }' | grep .) || out="0 0 0 -1 0 0"
+  local per="- -"
+  if [[ -n $perf_pid ]]; then
+    wait "$perf_pid" || true
+    per=$(awk -F, -v calls="$(cut -d' ' -f5 <<< "$out")" -v share="$counted/$DURATION" '
+      BEGIN { split(share, s, "/"); n = calls * s[1] / s[2] }
+      $3 == "raw_syscalls:sys_enter" { sc = $1 } $3 == "context-switches" { cs = $1 }
+      END { if (n > 0 && sc != "") printf "%.2f %.2f\n", sc / n, cs / n; else print "- -" }' "$WORK/perf-stat.txt" 2>/dev/null || echo "- -")
+    rm -f "$WORK/perf-stat.txt"
+  fi
+  echo "$out $per"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }
@@ -123,26 +143,26 @@ if [[ " $PARTS " == *" 1 "* ]]; then
   fi
   echo "## gRPC unary, grpc-java client and backends (STREAMS=$STREAMS per connection, ${DURATION}s runs)"
   echo
-  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F | CPU µs/call H/F |$base_head"
-  echo "|---|---|---|---|---|---|---|---|---|---|$base_rule"
+  echo "| conns | round | HAProxy req/s | Fairway req/s | ratio | HAProxy p50/p99 ms | Fairway p50/p99 ms | p99 ratio | errors H/F | CPU µs/call H/F |${SYSCALLS:+ syscalls/call H/F | context switches/call H/F |}$base_head"
+  echo "|---|---|---|---|---|---|---|---|---|---|${SYSCALLS:+---|---|}$base_rule"
   for c in $CONNS; do
     : > "$WORK/rps.$c"; : > "$WORK/p99.$c"; : > "$WORK/base.$c"
     for r in $(seq "$ROUNDS"); do
       wait_for_load "$MAX_LOAD" "$LOAD_WAIT"
       w=$WARMUP; (( r == 1 )) && w=$FIRST_WARMUP
       base_cells=""
-      read -r hr h50 h99 he _ hcpu < <(grpc_load "$HOST:$HG" "$c" "$w" "$HPID")
+      read -r hr h50 h99 he _ hcpu hsc hcs < <(grpc_load "$HOST:$HG" "$c" "$w" "$HPID")
       if [[ -n "${BASELINE_JAR:-}" ]] && (( r % 2 == 0 )); then
-        read -r br _ b99 _ _ bcpu < <(grpc_load "$HOST:$FB" "$c" "$w" "$BPID")
+        read -r br _ b99 _ _ bcpu _ < <(grpc_load "$HOST:$FB" "$c" "$w" "$BPID")
       fi
-      read -r fr f50 f99 fe _ fcpu < <(grpc_load "$HOST:$FG" "$c" "$w" "$FPID")
+      read -r fr f50 f99 fe _ fcpu fsc fcs < <(grpc_load "$HOST:$FG" "$c" "$w" "$FPID")
       if [[ -n "${BASELINE_JAR:-}" ]]; then
-        (( r % 2 == 1 )) && read -r br _ b99 _ _ bcpu < <(grpc_load "$HOST:$FB" "$c" "$w" "$BPID")
+        (( r % 2 == 1 )) && read -r br _ b99 _ _ bcpu _ < <(grpc_load "$HOST:$FB" "$c" "$w" "$BPID")
         ratio "$fr" "$br" >> "$WORK/base.$c"
         base_cells=" $br, $b99, $bcpu | $(ratio "$fr" "$br") |"
       fi
       ratio "$fr" "$hr" >> "$WORK/rps.$c"; ratio "$f99" "$h99" >> "$WORK/p99.$c"
-      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe | $hcpu / $fcpu |$base_cells"
+      echo "| $c | $r | $hr | $fr | $(ratio "$fr" "$hr") | $h50 / $h99 | $f50 / $f99 | $(ratio "$f99" "$h99") | $he / $fe | $hcpu / $fcpu |${SYSCALLS:+ $hsc / $fsc | $hcs / $fcs |}$base_cells"
     done
     read -r lo med hi _ < <(stats < "$WORK/rps.$c"); read -r plo pmed phi _ < <(stats < "$WORK/p99.$c")
     base_median=""

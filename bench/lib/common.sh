@@ -271,8 +271,8 @@ test_classpath() {
 
 # start_grpc B1 B2: the gRPC bench backends (GrpcBenchServer, one JVM) on B1 and B2; then
 # fairway_config writes h2c:// backends with gRPC health checks, and run_load URL CONNS DURATION
-# runs GrpcLoad (unary calls, STREAMS [1] per connection, no warm-up of its own) and prints
-# "req/s p99-ms errors calls" like the other loads. Needs WORK, PIDS and test_classpath GrpcLoad.
+# runs GrpcLoad (unary calls, STREAMS [1] per connection, GRPC_WARMUP [0] seconds of warm-up in
+# its own JVM before DURATION) and prints "req/s p99-ms errors calls" like the other loads. Needs WORK, PIDS and test_classpath GrpcLoad.
 start_grpc() {
   java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcBenchServer "$HOST" "$1" "$2" > "$WORK/grpc-backends.log" 2>&1 &
   PIDS+=($!)
@@ -281,7 +281,7 @@ start_grpc() {
   run_load() {
     local target=${1#http://}
     timeout $(( $(secs "$3") + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad \
-      "${target%%/*}" "$2" "${STREAMS:-1}" 0 "$(secs "$3")" | awk '{ print $1, $3, $4, $5 }'
+      "${target%%/*}" "$2" "${STREAMS:-1}" "${GRPC_WARMUP:-0}" "$(secs "$3")" | awk '{ print $1, $3, $4, $5 }'
   }
 }
 
