@@ -7,7 +7,8 @@ import io.netty.handler.codec.http2.UniformStreamByteDistributor;
 
 /**
  * Netty's HTTP/2 frame codec whose streams share a connection a whole DATA frame at a time, in
- * turn, without priorities.
+ * turn, without priorities, and whose header compression keeps values new on every message out
+ * of its table ({@link ChangingFields}).
  *
  * <p>Example: ten streams each have 64 KiB queued and the socket takes 48 KiB. Netty's default
  * shares those 48 KiB out 1 KiB at a time: 48 DATA frames of 1 KiB, each its own header, buffer
@@ -32,6 +33,7 @@ public final class FrameCodecs extends Http2FrameCodecBuilder {
     connection.remote().flowController(new DefaultHttp2RemoteFlowController(connection, turns));
     connection(connection); // instead of server(…), which Netty allows only without a connection
     gracefulShutdownTimeoutMillis(0);
+    headerSensitivityDetector(new ChangingFields());
     if (!server) { // the builder takes itself for a server's: a client's limits on resets are none, as forClient()'s
       decoderEnforceMaxRstFramesPerWindow(0, 0);
       encoderEnforceMaxRstFramesPerWindow(0, 0);
