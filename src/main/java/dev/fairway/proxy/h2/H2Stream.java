@@ -7,6 +7,7 @@ import dev.fairway.proxy.exchange.Gateway;
 import dev.fairway.proxy.exchange.ReadPauses;
 import dev.fairway.proxy.wire.DecodedRequest;
 import dev.fairway.proxy.wire.Failure;
+import dev.fairway.proxy.wire.H1Fields;
 import dev.fairway.proxy.wire.H2Fields;
 import dev.fairway.proxy.wire.IdleTicks;
 import dev.fairway.proxy.wire.RawRequest;
@@ -23,7 +24,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
@@ -35,12 +35,10 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
-import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.util.function.Consumer;
@@ -59,9 +57,6 @@ import java.util.function.Consumer;
  */
 public final class H2Stream implements Downstream {
   private static final AsciiString CONTINUE = AsciiString.cached("100");
-  /** The {@code x-http2-*} fields Netty's conversion adds to a request; they are not the client's. */
-  private static final HttpConversionUtil.ExtensionHeaderNames[] EXTENSION_FIELDS =
-      HttpConversionUtil.ExtensionHeaderNames.values();
   private final Gateway gateway;
   private final ClientSide connection;
   private final H2Connection h2;
@@ -129,11 +124,7 @@ public final class H2Stream implements Downstream {
   /** The request's end with its trailer fields (the exchange drops those that must not be trailers). */
   private LastHttpContent trailers(Http2Headers h) {
     LastHttpContent last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, false);
-    try {
-      HttpConversionUtil.addHttp2ToHttpHeaders(stream.id(), h, last.trailingHeaders(), HttpVersion.HTTP_1_1, true, true);
-    } catch (Http2Exception e) {
-      last.trailingHeaders().clear(); // malformed trailers are not passed on; the body still ends
-    }
+    H1Fields.add(h, last.trailingHeaders(), false);
     return last;
   }
 
@@ -152,19 +143,9 @@ public final class H2Stream implements Downstream {
     if (requestEnded) {
       e = gateway.open(this, RawRequest.ofHttp2(h));
     } else {
-      HttpRequest req;
-      try {
-        req = HttpConversionUtil.toHttpRequest(stream.id(), h, false);
-      } catch (Http2Exception | RuntimeException ex) {
-        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)), null);
-        return;
-      }
-      HttpHeaders fields = req.headers();
-      for (HttpConversionUtil.ExtensionHeaderNames n : EXTENSION_FIELDS) {
-        fields.remove(n.text());
-      }
+      HttpRequest req = H1Fields.ofRequest(h);
       if (!HttpUtil.isContentLengthSet(req)) {
-        fields.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        req.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       }
       e = gateway.open(this, new DecodedRequest(req));
     }

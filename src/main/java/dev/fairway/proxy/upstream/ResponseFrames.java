@@ -1,21 +1,26 @@
 package dev.fairway.proxy.upstream;
 
+import dev.fairway.proxy.wire.H1Fields;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -45,16 +50,23 @@ final class ResponseFrames {
       return null;
     }
     CharSequence status = h.status();
-    if (status != null && (endStream || informational(status))) {
-      return HttpConversionUtil.toFullHttpResponse(id, h, Unpooled.EMPTY_BUFFER, false);
-    }
-    if (endStream) {
+    if (status == null && endStream) {
       LastHttpContent last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, false);
-      HttpConversionUtil.addHttp2ToHttpHeaders(id, h, last.trailingHeaders(), HttpVersion.HTTP_1_1, true, true);
+      H1Fields.add(h, last.trailingHeaders(), false);
       return last;
     }
-    HttpResponse r = HttpConversionUtil.toHttpResponse(id, h, false);
-    if ((status == null || !contentAlwaysEmpty(status)) && !HttpUtil.isContentLengthSet(r)) {
+    HttpResponseStatus code = H1Fields.status(status);
+    if (code == null) {
+      throw Http2Exception.streamError(id, Http2Error.PROTOCOL_ERROR, "no valid :status in the response: %s", status);
+    }
+    if (endStream || informational(status)) {
+      FullHttpResponse full = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, code, Unpooled.EMPTY_BUFFER, false);
+      H1Fields.add(h, full.headers(), false);
+      return full;
+    }
+    HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, code, false);
+    H1Fields.add(h, r.headers(), false);
+    if (!contentAlwaysEmpty(status) && !HttpUtil.isContentLengthSet(r)) {
       r.headers().add(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     return r;
