@@ -134,8 +134,11 @@ final class BackendStream implements Upstream, StreamWriter {
     if (msg instanceof Http2HeadersFrame f) {
       headers(f.headers(), f.isEndStream());
     } else if (msg instanceof HttpRequest r) {
-      r.headers().set(HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(), secure() ? "https" : "http");
-      Http2Headers h = HttpConversionUtil.toHttp2Headers(r, false);
+      Http2Headers h = H2Fields.ofRequest(r, secure());
+      if (h == null) { // an absolute-form target, say: Netty's conversion takes the authority from it
+        r.headers().set(HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(), secure() ? "https" : "http");
+        h = HttpConversionUtil.toHttp2Headers(r, false);
+      }
       ReferenceCountUtil.release(r);
       headers(h, false);
     } else if (msg instanceof LastHttpContent last) {

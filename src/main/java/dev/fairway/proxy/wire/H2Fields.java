@@ -3,6 +3,7 @@ package dev.fairway.proxy.wire;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -13,7 +14,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A response head's or trailers' fields as an HTTP/2 header block, as Netty's
+ * A response head's, a request head's or trailers' fields as an HTTP/2 header block, as Netty's
  * {@code HttpConversionUtil.toHttp2Headers} makes it but without its per-call map of the
  * {@code Connection} field's tokens (a fresh hash table each time, for a field a response on its
  * way to a client no longer has) and without splitting {@code cookie} (RFC 9113 §8.2.3 allows
@@ -31,6 +32,9 @@ public final class H2Fields {
       HttpHeaderNames.UPGRADE, HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text(),
       HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(), HttpConversionUtil.ExtensionHeaderNames.PATH.text());
 
+  private static final AsciiString HTTP = AsciiString.cached("http");
+  private static final AsciiString HTTPS = AsciiString.cached("https");
+
   private H2Fields() {
   }
 
@@ -39,6 +43,36 @@ public final class H2Fields {
     HttpHeaders in = r.headers();
     Http2Headers out = new DefaultHttp2Headers(false, in.size() + 1);
     out.status(r.status().codeAsText());
+    add(in, out);
+    return out;
+  }
+
+  /**
+   * A request head in origin form ({@code /a?b}) or asterisk form as a HEADERS frame's block:
+   * {@code :method}, {@code :path}, {@code :scheme} ({@code https} if {@code secure}),
+   * {@code :authority} from {@code Host} without userinfo, then its fields; {@code null} for any
+   * other target, or a {@code Host} that is userinfo only, which {@code HttpConversionUtil} handles.
+   *
+   * <p>Example: {@code POST /p.S/Call} with {@code Host: shop} and {@code TE: trailers} over a
+   * cleartext connection is {@code :method POST, :path /p.S/Call, :scheme http, :authority shop,
+   * te trailers}.
+   */
+  public static Http2Headers ofRequest(HttpRequest r, boolean secure) {
+    String target = r.uri();
+    if (!target.startsWith("/") && !target.equals("*")) {
+      return null;
+    }
+    HttpHeaders in = r.headers();
+    String host = in.get(HttpHeaderNames.HOST);
+    int userinfo = host == null ? 0 : host.indexOf('@') + 1;
+    if (host != null && userinfo > 0 && userinfo == host.length()) {
+      return null;
+    }
+    Http2Headers out = new DefaultHttp2Headers(false, in.size() + 4);
+    out.method(r.method().asciiName()).path(new AsciiString(target)).scheme(secure ? HTTPS : HTTP);
+    if (host != null) {
+      out.authority(new AsciiString(host, userinfo, host.length() - userinfo));
+    }
     add(in, out);
     return out;
   }

@@ -3,14 +3,18 @@ package dev.fairway.proxy.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -60,6 +64,41 @@ class H2FieldsTest {
       assertThat(fields(H2Fields.ofTrailers(r.headers()))).as("trailers %s", List.of(head))
           .isEqualTo(fields(HttpConversionUtil.toHttp2Headers(r.headers(), false)));
     }
+  }
+
+  private static HttpRequest request(String target, String... nameValues) {
+    HttpHeaders h = new DefaultHttpHeaders(false);
+    for (int i = 0; i < nameValues.length; i += 2) {
+      h.add(nameValues[i], nameValues[i + 1]);
+    }
+    return new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, target, h);
+  }
+
+  /** The same fields as Netty's conversion (whose pseudo-fields come in another order), and none made for other targets. */
+  @Test
+  void aRequestHeadHasTheSameFieldsAsNettysConversion() {
+    String[][] heads = {
+        {"Host", "shop:8080", "Content-Type", "application/grpc", "TE", "trailers", "X-Request-Id", "7"},
+        {"Host", "user@shop", "Transfer-Encoding", "chunked", "Connection", "x-hop", "X-Hop", "1", "Via", "1.1 fairway"},
+        {"Host", "", "te", "gzip"},
+        {},
+    };
+    for (String target : List.of("/p.S/Call?x=1", "*")) {
+      for (String[] head : heads) {
+        HttpRequest r = request(target, head);
+        String ours = sorted(H2Fields.ofRequest(r, true));
+        r.headers().set(HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(), "https");
+        assertThat(ours).as("%s %s", target, List.of(head)).isEqualTo(sorted(HttpConversionUtil.toHttp2Headers(r, false)));
+      }
+    }
+    assertThat(fields(H2Fields.ofRequest(request("/a", "Host", "shop"), false)))
+        .isEqualTo(":method: POST, :path: /a, :scheme: http, :authority: shop");
+    assertThat(H2Fields.ofRequest(request("http://shop/a", "Host", "shop"), false)).isNull();
+    assertThat(H2Fields.ofRequest(request("/a", "Host", "user@"), false)).isNull();
+  }
+
+  private static String sorted(Http2Headers h) {
+    return Arrays.stream(fields(h).split(", ")).sorted().toList().toString();
   }
 
   @Test
