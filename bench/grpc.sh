@@ -22,7 +22,8 @@
 #   BASELINE_JAR [unset]: part 1 also runs a second Fairway from this jar (an earlier build) in
 #   every round, before or after target/fairway.jar by turns, and adds its columns and the ratio
 #   of the two builds; BASELINE_INSTANCES [FAIRWAY_INSTANCES, 0] sets that Fairway's
-#   proxy.instances (the same jar with another number of event loops, say)
+#   proxy.instances (the same jar with another number of event loops, say) and BASELINE_JAVA_OPTS
+#   [JAVA_OPTS] its JVM flags (the same jar with other flags)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-5}
@@ -137,7 +138,7 @@ if [[ " $PARTS " == *" 1 "* ]]; then
   base_head="" base_rule=""
   if [[ -n "${BASELINE_JAR:-}" ]]; then
     FAIRWAY_INSTANCES=${BASELINE_INSTANCES:-${FAIRWAY_INSTANCES:-0}} JAR=$BASELINE_JAR BACKEND_SCHEME=h2c \
-      HEALTH_CHECK_TYPE=grpc start_fairway fairway-base "$FB" "$AB" "$G1" "$G2"
+      HEALTH_CHECK_TYPE=grpc JAVA_OPTS=${BASELINE_JAVA_OPTS:-$JAVA_OPTS} start_fairway fairway-base "$FB" "$AB" "$G1" "$G2"
     BPID=$!
     base_head=" baseline req/s, p99 ms, CPU µs/call | Fairway/baseline req/s |" base_rule="---|---|"
   fi
