@@ -143,7 +143,13 @@ public final class H2Stream implements Downstream {
     if (requestEnded) {
       e = gateway.open(this, RawRequest.ofHttp2(h));
     } else {
-      HttpRequest req = H1Fields.ofRequest(h);
+      HttpRequest req;
+      try {
+        req = H1Fields.ofRequest(h);
+      } catch (RuntimeException ex) { // a method Netty will not take: refused as the guard refuses one
+        respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)), null);
+        return;
+      }
       if (!HttpUtil.isContentLengthSet(req)) {
         req.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       }

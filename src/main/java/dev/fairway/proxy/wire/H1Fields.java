@@ -1,12 +1,10 @@
 package dev.fairway.proxy.wire;
 
 import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -43,20 +41,9 @@ public final class H1Fields {
   }
 
   /**
-   * A response head, or {@code null} if {@code :status} is missing, no three-digit code or 101
-   * (which HTTP/2 has not, RFC 9113 §8.6).
+   * The status of a response's {@code :status} value, or {@code null} if it is missing, no
+   * three-digit code or 101 (which HTTP/2 has not, RFC 9113 §8.6).
    */
-  public static HttpResponse ofResponse(Http2Headers h) {
-    HttpResponseStatus status = status(h.status());
-    if (status == null) {
-      return null;
-    }
-    HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, false);
-    add(h, r.headers(), false);
-    return r;
-  }
-
-  /** The status of a {@code :status} value, or {@code null} if it is no three-digit code or 101. */
   public static HttpResponseStatus status(CharSequence value) {
     if (value == null || value.length() != 3) {
       return null;
