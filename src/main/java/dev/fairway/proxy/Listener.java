@@ -119,7 +119,7 @@ public final class Listener {
   synchronized ProxyVerticle h2Lane(ProxyVerticle from) {
     int serving = Math.min(h2Lanes, lanes.size());
     int at = lanes.indexOf(from);
-    if (at < serving) {
+    if (at < serving || serving == 0) {
       return null;
     }
     nextH2 = (nextH2 + 1) % serving;

@@ -67,6 +67,8 @@ class ChangingFieldsTest {
     assertThat(size).isLessThan(ours.get(0) / 2);
     assertThat(netty.subList(1, 200).stream().distinct().count()).as("the default's table churns").isGreaterThan(1);
     assertThat(sum(ours)).isLessThan(sum(netty));
+    assertThat(List.of(sum(ours), sum(netty))).as("header-block bytes, ours and Netty's (docs/benchmarks.md)")
+        .containsExactly(9_217, 9_857);
   }
 
   private static int sum(List<Integer> sizes) {
