@@ -111,6 +111,23 @@ class H2BackendIT extends VertxTestBase {
   }
 
   @Test
+  void anHttp2ClientGetsTheHttp2BackendsHeadAndTrailersByTheForwardingRules() throws Exception {
+    H2ScriptBackend b = backend(H2ScriptBackend.start());
+    Fairway fw = start(h2c("b1", b));
+
+    String answer = RawH2.fieldsOf(fw.proxyPort(), "hi", ":method", "POST", ":path", "/fields", ":scheme", "http",
+        ":authority", "shop", "te", "trailers", "x-forwarded-for", "6.6.6.6");
+
+    assertThat(answer).isEqualTo("200 [content-type: text/plain, x-kept: k, via: 2 backend, 1.1 fairway, x-request-id] "
+        + "h2 /fields hi [x-checksum: 42]");
+    H2ScriptBackend.Request seen = b.requests().stream().filter(r -> r.path().equals("/fields")).findFirst().orElseThrow();
+    assertThat(seen.headers().toString()).matches("DefaultHttp2Headers\\[:method: POST, :path: /fields, :authority: shop, "
+        + ":scheme: http, x-request-id: [0-9a-f]{32}, x-fairway-attempt: 1, x-criticality: critical, "
+        + "x-forwarded-for: 127.0.0.1, x-forwarded-proto: http, "
+        + "x-forwarded-host: shop, forwarded: for=127.0.0.1;proto=http;host=shop, via: 2 fairway, te: trailers]");
+  }
+
+  @Test
   void chunkedRequestAndResponseTrailersPassThroughAnHttp11Backend() throws Exception {
     CompletableFuture<String> got = new CompletableFuture<>();
     NetServer h1 = vertx.createNetServer().connectHandler(socket -> {

@@ -218,6 +218,9 @@ public final class H2ScriptBackend implements AutoCloseable {
       if (path.equals("/crlf")) {
         head = new DefaultHttp2Headers(false).status("200").set("x-note", "a\r\nset-cookie: evil");
       }
+      if (path.equals("/fields")) { // a field a hop drops, a Via to add to, trailers with one that never is a trailer
+        head.set("proxy-authenticate", "Basic").set("via", "2 backend").set("x-kept", "k");
+      }
       if (path.equals("/hang")) {
         hanging.incrementAndGet();
         return;
@@ -229,8 +232,11 @@ public final class H2ScriptBackend implements AutoCloseable {
       ByteBuf body = Unpooled.copiedBuffer("h2 " + path + " " + p.body, StandardCharsets.UTF_8);
       ctx.write(new DefaultHttp2HeadersFrame(head, false).stream(stream));
       ctx.write(new DefaultHttp2DataFrame(body, false).stream(stream));
-      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().set("x-checksum", "42"), true)
-          .stream(stream));
+      Http2Headers trailers = new DefaultHttp2Headers().set("x-checksum", "42");
+      if (path.equals("/fields")) {
+        trailers.set("content-type", "text/evil");
+      }
+      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(trailers, true).stream(stream));
       if (path.equals("/goaway")) {
         ctx.writeAndFlush(new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR));
       }

@@ -69,6 +69,47 @@ public final class RawH2 {
   }
 
   /**
+   * {@link #requestWithBody} without trailers, answered with the fields of the head and of the
+   * trailers, in order ({@code x-request-id} by name only, its value differs each time):
+   * {@code "200 [content-type: text/plain, via: 1.1 fairway, x-request-id] h2 /f hi [x-checksum: 42]"}.
+   */
+  public static String fieldsOf(int port, String body, String... fields) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      OutputStream out = open(s, 5000, new byte[0]);
+      headers(out, headerBlock(fields), false);
+      frame(out, DATA, 0x1, 1, body.getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
+      StringBuilder text = new StringBuilder();
+      while (true) {
+        Frame f = readFrame(in);
+        if (f.stream() != 1 || f.type() != HEADERS && f.type() != DATA) {
+          continue;
+        }
+        if (f.type() == DATA) {
+          text.append(new String(f.payload(), StandardCharsets.UTF_8));
+        } else {
+          Http2Headers h = decoder.decodeHeaders(1, Unpooled.wrappedBuffer(f.payload()));
+          text.append(text.length() > 0 ? " " : "").append(h.status() == null ? "" : h.status() + " ");
+          java.util.List<String> named = new java.util.ArrayList<>();
+          h.forEach(e -> {
+            if (e.getKey().charAt(0) != ':') {
+              named.add(e.getKey() + (e.getKey().toString().equals("x-request-id") ? "" : ": " + e.getValue()));
+            }
+          });
+          text.append(named).append(h.status() == null ? "" : " ");
+        }
+        if ((f.flags() & 0x1) != 0) {
+          return text.toString();
+        }
+      }
+    } catch (io.netty.handler.codec.http2.Http2Exception e) {
+      throw new IOException(e);
+    }
+  }
+
+  /**
    * Opens stream 1 with a window of zero for the server's DATA (SETTINGS_INITIAL_WINDOW_SIZE 0),
    * sends a request head that leaves its body to come, opens the window after {@code waitMs} and
    * says what came on stream 1, frame by frame, until a reset or a second of silence:

@@ -10,6 +10,7 @@ import dev.fairway.proxy.wire.RawResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -120,7 +121,8 @@ final class BackendSide implements UpstreamUser {
   public void fromUpstream(Object msg) {
     if (orphaned) {
       boolean last = msg instanceof RawResponse r ? r.bodyLength() == 0
-          : msg instanceof RawBody body ? body.last() : msg instanceof LastHttpContent;
+          : msg instanceof RawBody body ? body.last()
+          : msg instanceof Http2HeadersFrame f ? f.isEndStream() : msg instanceof LastHttpContent;
       ReferenceCountUtil.release(msg);
       if (last) { // the backend is done: the slot goes back with what it answered, the connection closes
         x.ctx.deadlines().disarm(x);

@@ -5,6 +5,7 @@ import dev.fairway.proxy.wire.RawResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2Headers;
 import java.util.function.Consumer;
 
 /**
@@ -80,6 +81,16 @@ public interface Downstream {
 
   /** A part of a {@link RawResponse}'s body, as passed to {@link #writeRaw}. */
   Object rawBody(ByteBuf content, boolean last);
+
+  /**
+   * An HTTP/2 backend's response head or trailers, edited into the client's already, as a frame
+   * for {@link #writeRaw}; only an HTTP/2 stream ({@link #multiplexed}) is given one.
+   *
+   * @param last it ends the response
+   */
+  default Object streamHead(Http2Headers fields, boolean last) {
+    throw new IllegalStateException("an HTTP/2 header block for an HTTP/1.1 client");
+  }
 
   /**
    * Answers with Fairway's own status for {@code f} (see {@code ClientConnection.respond}); a gRPC

@@ -6,6 +6,7 @@ import dev.fairway.proxy.upstream.Upstream;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.FieldEdits;
 import dev.fairway.proxy.wire.ForwardingRules;
+import dev.fairway.proxy.wire.H2Rules;
 import dev.fairway.proxy.wire.Headers;
 import dev.fairway.proxy.wire.RawBody;
 import dev.fairway.proxy.wire.RawResponse;
@@ -24,6 +25,9 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -39,6 +43,7 @@ import io.netty.util.ReferenceCountUtil;
  */
 final class ResponseRelay {
   private static final String GRPC_STATUS = "grpc-status";
+  private static final AsciiString REQUEST_ID = AsciiString.cached(RequestId.HEADER);
   private final Exchange x;
   private final HttpVersion clientVersion;
   private final boolean clientKeepAlive;
@@ -81,6 +86,10 @@ final class ResponseRelay {
     }
     if (msg instanceof RawResponse r) {
       onRawResponse(r);
+      return;
+    }
+    if (msg instanceof Http2HeadersFrame f) {
+      onStreamHeaders(f.headers(), f.isEndStream());
       return;
     }
     if (msg instanceof HttpResponse r && onResponseHead(r)) {
@@ -198,6 +207,60 @@ final class ResponseRelay {
     }
     x.conn.write(r);
     return false;
+  }
+
+  /**
+   * An HTTP/2 backend's head or trailers for an HTTP/2 client: the block is edited into the
+   * client's in place ({@link H2Rules}) and sent as it is, as {@link #onResponseHead} and
+   * {@link #onResponseContent} do with decoded ones. A 1xx is not relayed (no stream gets one); a
+   * block without {@code :status} ends the stream: the trailers.
+   */
+  private void onStreamHeaders(Http2Headers h, boolean end) {
+    CharSequence status = h.status();
+    if (status == null) {
+      if (x.responding()) {
+        grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
+        trailerSignals(loadReport(h), lameDuck(h));
+        H2Rules.trailers(h);
+        x.endResponse(true, x.conn.streamHead(h, true));
+      }
+      return;
+    }
+    int code = AsciiString.of(status).parseInt();
+    if (code < 200) {
+      return;
+    }
+    boolean retryAfter = h.contains(HttpHeaderNames.RETRY_AFTER);
+    if (FailedTry.answered(x, code, retryAfter)) {
+      return;
+    }
+    x.requestRelay.dropReplay();
+    x.responseBegins(code, retryAfter, loadReport(h), lameDuck(h), true);
+    grpcStatus(GrpcStatus.parseCode(h.get(GRPC_STATUS)));
+    H2Rules.toClient(h);
+    h.set(REQUEST_ID, x.requestId);
+    HeaderEdit edit = x.route.headers().response();
+    if (!edit.isEmpty()) {
+      FieldEdits.apply(h, edit);
+    }
+    closeClient = !clientKeepAlive || x.draining();
+    if (end) {
+      x.endResponse(true, x.conn.streamHead(h, true));
+    } else {
+      x.conn.writeRaw(x.conn.streamHead(h, false));
+    }
+  }
+
+  private static String loadReport(Http2Headers h) {
+    CharSequence text = h.get(ForwardingRules.LOAD_METRICS);
+    CharSequence binary = h.get(ForwardingRules.LOAD_METRICS_BIN);
+    return text == null && binary == null ? null
+        : ForwardingRules.loadReport(text == null ? null : text.toString(), binary == null ? null : binary.toString());
+  }
+
+  private static boolean lameDuck(Http2Headers h) {
+    CharSequence v = h.get(ForwardingRules.LAME_DUCK);
+    return v != null && AsciiString.contentEqualsIgnoreCase(v, "true");
   }
 
   /**

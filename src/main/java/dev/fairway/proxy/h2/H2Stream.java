@@ -5,10 +5,10 @@ import dev.fairway.proxy.exchange.Downstream;
 import dev.fairway.proxy.exchange.Exchange;
 import dev.fairway.proxy.exchange.Gateway;
 import dev.fairway.proxy.exchange.ReadPauses;
-import dev.fairway.proxy.wire.DecodedRequest;
 import dev.fairway.proxy.wire.Failure;
 import dev.fairway.proxy.wire.H1Fields;
 import dev.fairway.proxy.wire.H2Fields;
+import dev.fairway.proxy.wire.H2Request;
 import dev.fairway.proxy.wire.IdleTicks;
 import dev.fairway.proxy.wire.RawRequest;
 import dev.fairway.proxy.wire.RawResponse;
@@ -23,10 +23,7 @@ import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
@@ -130,8 +127,7 @@ public final class H2Stream implements Downstream {
 
   /**
    * A request without a body takes the byte path of HTTP/1.1 ({@link RawRequest#ofHttp2}); one
-   * with a body becomes Netty's {@code HttpRequest}, chunked to the backend unless it gave
-   * {@code content-length}.
+   * with a body keeps its header block ({@link H2Request}).
    */
   private void onRequest(Http2Headers h) {
     Failure bad = StreamHeads.check(h, gateway.limits().maxRequestLineBytes(), gateway.limits().maxHeaderCount());
@@ -143,17 +139,14 @@ public final class H2Stream implements Downstream {
     if (requestEnded) {
       e = gateway.open(this, RawRequest.ofHttp2(h));
     } else {
-      HttpRequest req;
+      H2Request req;
       try {
-        req = H1Fields.ofRequest(h);
+        req = new H2Request(h);
       } catch (RuntimeException ex) { // a method Netty will not take: refused as the guard refuses one
         respond(HttpVersion.HTTP_1_1, true, Failure.MALFORMED_REQUEST, 0, true, GrpcStatus.isGrpc(h.get(HttpHeaderNames.CONTENT_TYPE)), null);
         return;
       }
-      if (!HttpUtil.isContentLengthSet(req)) {
-        req.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-      }
-      e = gateway.open(this, new DecodedRequest(req));
+      e = gateway.open(this, req);
     }
     if (e == null) {
       return;
@@ -337,6 +330,11 @@ public final class H2Stream implements Downstream {
   @Override
   public Object rawHead(RawResponse r, boolean http10, boolean closeClient, boolean last) {
     return new DefaultHttp2HeadersFrame(r.toHttp2(), last).stream(stream);
+  }
+
+  @Override
+  public Object streamHead(Http2Headers fields, boolean last) {
+    return new DefaultHttp2HeadersFrame(fields, last).stream(stream);
   }
 
   @Override

@@ -27,7 +27,8 @@ import java.io.IOException;
 /**
  * One HTTP/2 stream to a backend, for one exchange: no channel of its own, its {@link H2Link}
  * hands it its frames and events. The request's HTTP objects become frames here, the response's
- * frames HTTP objects ({@link ResponseFrames}); the response's DATA is given back to the
+ * frames HTTP objects ({@link ResponseFrames}), but for a client's HTTP/2 stream, which is
+ * given the HEADERS frames themselves; the response's DATA is given back to the
  * backend's window as it is read, and held back while the exchange's client cannot take more.
  *
  * <p>Example: a gRPC call's head goes out as HEADERS (the stream gets id 5), its message as DATA
@@ -41,6 +42,8 @@ final class BackendStream implements Upstream, StreamWriter {
   /** The codec's state of the stream (windows, state) once its HEADERS went out. */
   private Http2Stream windows;
   private UpstreamUser exchange;
+  /** The exchange's client is an HTTP/2 stream: it is given the response's HEADERS frames as they are. */
+  private boolean toStream;
   private boolean unprocessed;
   private Throwable cause;
   /** The backend ended its side (a frame with END_STREAM came). */
@@ -98,6 +101,7 @@ final class BackendStream implements Upstream, StreamWriter {
   @Override
   public void attach(UpstreamUser e, boolean toStream) {
     exchange = e;
+    this.toStream = toStream;
   }
 
   @Override
@@ -249,7 +253,7 @@ final class BackendStream implements Upstream, StreamWriter {
       }
       Object head;
       try {
-        head = ResponseFrames.head(stream.id(), f.headers(), f.isEndStream());
+        head = toStream ? ResponseFrames.checked(stream.id(), f) : ResponseFrames.head(stream.id(), f.headers(), f.isEndStream());
       } catch (Exception ex) {
         fail(ex);
         return;

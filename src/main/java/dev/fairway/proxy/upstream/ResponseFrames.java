@@ -21,6 +21,7 @@ import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -70,6 +71,24 @@ final class ResponseFrames {
       r.headers().add(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     return r;
+  }
+
+  /**
+   * A HEADERS frame of stream {@code id} for an exchange whose client is an HTTP/2 stream: the
+   * frame itself, its block to be edited into the client's as it is; {@code null} if a value is
+   * not clean.
+   *
+   * @throws Http2Exception if it is no valid response head, as for {@link #head}
+   */
+  static Http2HeadersFrame checked(int id, Http2HeadersFrame f) throws Http2Exception {
+    if (!clean(f.headers())) {
+      return null;
+    }
+    CharSequence status = f.headers().status();
+    if ((status != null || !f.isEndStream()) && H1Fields.status(status) == null) {
+      throw Http2Exception.streamError(id, Http2Error.PROTOCOL_ERROR, "no valid :status in the response: %s", status);
+    }
+    return f;
   }
 
   /** 1xx but 101 (which HTTP/2 has not): a full response, as an interim one before the final. */

@@ -10,8 +10,9 @@ import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * A client's request head as the exchange sees it, whichever shape it came in: the bytes of a
- * bodiless request ({@link RawRequest}) or Netty's decoded head ({@link DecodedRequest}). Each
- * forwarding rule is applied by {@link ForwardingRules}, the same for both shapes.
+ * bodiless request ({@link RawRequest}), Netty's decoded head ({@link DecodedRequest}) or an
+ * HTTP/2 stream's header block ({@link H2Request}). Each forwarding rule is applied by
+ * {@link ForwardingRules}, the same for every shape.
  *
  * <p>Example: {@code GET /a HTTP/1.1} with {@code Host: shop} from 10.0.0.7 is prepared with
  * {@code toBackend("10.0.0.7", "shop", 0, "10.0.0.9:8080", "1.1 fairway", alloc)} and written with

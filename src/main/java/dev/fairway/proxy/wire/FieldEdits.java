@@ -37,6 +37,18 @@ public final class FieldEdits {
     }
   }
 
+  /** Edits HTTP/2 fields in place, names in lower case. */
+  public static void apply(Http2Headers h, HeaderEdit e) {
+    List<String> remove = e.remove();
+    for (int i = 0; i < remove.size(); i++) {
+      h.remove(AsciiString.of(remove.get(i)).toLowerCase());
+    }
+    for (String name : e.set().keySet()) {
+      h.remove(AsciiString.of(name).toLowerCase());
+    }
+    addTo(h, e);
+  }
+
   /** Whether the field named {@code h[s, s + n)} is left out: removed, or replaced by a set value. */
   static boolean drops(HeaderEdit e, byte[] h, int s, int n) {
     List<String> remove = e.remove();

@@ -135,8 +135,7 @@ public final class ForwardingRules {
     List<CharSequence> dropped = null; // rarely any: made only when one turns up
     for (Iterator<Map.Entry<CharSequence, CharSequence>> it = t.iteratorCharSequence(); it.hasNext(); ) {
       CharSequence n = it.next().getKey();
-      AsciiString a = ascii(n);
-      if (a.isEmpty() || a.byteAt(0) == ':' || HeadBytes.isOneOf(a.array(), a.arrayOffset(), a.length(), NEVER_TRAILERS)) {
+      if (neverTrailer(n)) {
         dropped = dropped == null ? new ArrayList<>(2) : dropped;
         dropped.add(n);
       }
@@ -144,6 +143,12 @@ public final class ForwardingRules {
     if (dropped != null) {
       dropped.forEach(t::remove);
     }
+  }
+
+  /** Whether a field of this name is dropped from trailers: a pseudo-field, or one of {@link #NEVER_TRAILERS}. */
+  public static boolean neverTrailer(CharSequence name) {
+    AsciiString a = ascii(name);
+    return a.isEmpty() || a.byteAt(0) == ':' || HeadBytes.isOneOf(a.array(), a.arrayOffset(), a.length(), NEVER_TRAILERS);
   }
 
   /**

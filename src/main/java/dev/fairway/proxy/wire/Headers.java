@@ -39,37 +39,23 @@ public final class Headers {
    */
   public static void toBackend(HttpHeaders h, String client, boolean tls, String authority, int trustedHops, String via) {
     String connection = connectionValue(h);
-    String priorProto = null;
-    String priorHost = null;
-    String priorFor = null;
-    String priorVia = null;
-    String priorForwarded = null;
+    PriorFields prior = new PriorFields();
     List<CharSequence> drop = null;
     for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
-      ForwardingRules.Rule rule = ForwardingRules.request(e.getKey(), connection);
-      switch (rule) {
-        case KEEP -> {
-          continue;
-        }
-        case PRIOR_FOR -> priorFor = ForwardingRules.append(priorFor, e.getValue().toString());
-        case PRIOR_PROTO -> priorProto = e.getValue().toString();
-        case PRIOR_HOST -> priorHost = e.getValue().toString();
-        case PRIOR_VIA -> priorVia = ForwardingRules.append(priorVia, e.getValue().toString());
-        case PRIOR_FORWARDED -> priorForwarded = ForwardingRules.append(priorForwarded, e.getValue().toString());
-        case DROP -> { }
+      if (prior.note(ForwardingRules.request(e.getKey(), connection), e.getValue())) {
+        drop = drop(drop, e.getKey());
       }
-      drop = drop(drop, e.getKey());
     }
     removeAll(h, drop);
-    h.set(X_FORWARDED_FOR, ForwardingRules.xForwardedFor(priorFor, client, trustedHops));
-    h.set(X_FORWARDED_PROTO, ForwardingRules.xForwardedProto(priorProto, tls, trustedHops));
-    String host = ForwardingRules.xForwardedHost(priorHost, authority, trustedHops);
+    h.set(X_FORWARDED_FOR, prior.xForwardedFor(client, trustedHops));
+    h.set(X_FORWARDED_PROTO, prior.xForwardedProto(tls, trustedHops));
+    String host = prior.xForwardedHost(authority, trustedHops);
     if (host != null) {
       h.set(X_FORWARDED_HOST, host);
     }
-    h.set(FORWARDED, ForwardedElement.forwarded(priorForwarded, client, tls, authority, trustedHops));
-    h.set(VIA, priorVia == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(priorVia, via));
+    h.set(FORWARDED, prior.forwarded(client, tls, authority, trustedHops));
+    h.set(VIA, prior.via() == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(prior.via(), via));
   }
 
   /** Turns the backend's response fields into the client's, in place, by the {@link ForwardingRules}. */
@@ -92,7 +78,7 @@ public final class Headers {
   }
 
   /** Notes a field to remove once the walk over the fields is over. */
-  private static List<CharSequence> drop(List<CharSequence> drop, CharSequence name) {
+  static List<CharSequence> drop(List<CharSequence> drop, CharSequence name) {
     List<CharSequence> d = drop == null ? new ArrayList<>(4) : drop;
     d.add(name);
     return d;
@@ -143,9 +129,6 @@ public final class Headers {
     }
     return false;
   }
-
-
-
 
   /** Whether {@code token} is one of the comma-separated tokens of a {@code Connection} value, in any case. */
   public static boolean listedIn(String connection, AsciiString token) {
