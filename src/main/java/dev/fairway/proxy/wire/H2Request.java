@@ -16,6 +16,8 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * An HTTP/2 client's request with a body, as its header block came: the block is edited in place
@@ -33,6 +35,12 @@ import java.util.Map;
 public final class H2Request implements ClientRequest {
   private static final AsciiString HTTP = AsciiString.cached("http");
   private static final AsciiString HTTPS = AsciiString.cached("https");
+  /**
+   * The names {@link #forwardField} is given (constants, and the overload lane's configured
+   * fields), made once: the rules read a name's bytes, which a {@code String} would have copied
+   * out on every request.
+   */
+  private static final ConcurrentMap<String, AsciiString> NAMES = new ConcurrentHashMap<>();
 
   /** The client's block, then the backend's; a copy once a frame holds it and it is edited again (a retry). */
   private Http2Headers h;
@@ -104,7 +112,7 @@ public final class H2Request implements ClientRequest {
     if (value == null) {
       b.remove(lowerName);
     } else {
-      b.set(lowerName, value);
+      b.set(NAMES.computeIfAbsent(lowerName, AsciiString::cached), value);
     }
   }
 
