@@ -17,6 +17,8 @@
 #   the first round of each proxy also gets FIRST_WARMUP [20])  WRK_THREADS [2]  PARTS ["1 2"]
 #   JAVA_OPTS [README defaults: -Xmx192m -XX:+UseSerialGC]  BASE_PORT [31300]
 #   MAX_LOAD [1.5] LOAD_WAIT [60]: each round waits (at most LOAD_WAIT s) for a quiet machine
+#   GRPC_CLIENT [grpc-java]: h2load loads part 1 instead of GrpcLoad (another client's view: unary
+#   calls as h2load POSTs, -m STREAMS per connection; no system-call counts)
 #   SYSCALLS [unset]: 1 adds each proxy's system calls and context switches per call (part 1; perf stat
 #   over the measured seconds but the first and last, needs linux-perf and root)
 #   BASELINE_JAR [unset]: part 1 also runs a second Fairway from this jar (an earlier build) in
@@ -38,12 +40,13 @@ MAX_LOAD=${MAX_LOAD:-1.5}
 LOAD_WAIT=${LOAD_WAIT:-60}
 JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -XX:+UseSerialGC"}
 SYSCALLS=${SYSCALLS:-}
+GRPC_CLIENT=${GRPC_CLIENT:-grpc-java}
 
 HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
-for tool in wrk nginx haproxy java curl mvn; do
+for tool in wrk nginx haproxy java curl mvn ${GRPC_CLIENT/#grpc-java/}; do
   command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"
 done
 G1=$((BASE_PORT + 1)); G2=$((BASE_PORT + 2)); N1=$((BASE_PORT + 3)); N2=$((BASE_PORT + 4))
@@ -102,6 +105,10 @@ start_fairway() {
 }
 
 grpc_load() { # TARGET CONNS WARMUP PID: prints "rps p50 p99 errors calls cpu-us-per-call syscalls/call cs/call" (PID: the proxy's)
+  if [[ $GRPC_CLIENT == h2load ]]; then
+    echo "$(h2load_grpc "$@") - -"
+    return
+  fi
   local counted=$(( DURATION > 4 ? DURATION - 2 : DURATION )) perf_pid=""
   if [[ -n $SYSCALLS ]]; then # perf counts the proxy over the measured seconds but the first and last
     (sleep "$(( $3 + (DURATION - counted) / 2 + 1 ))" && perf stat -x, -e raw_syscalls:sys_enter,context-switches \
@@ -122,6 +129,18 @@ grpc_load() { # TARGET CONNS WARMUP PID: prints "rps p50 p99 errors calls cpu-us
     rm -f "$WORK/perf-stat.txt"
   fi
   echo "$out $per"
+}
+
+# h2load_grpc TARGET CONNS WARMUP PID: grpc_load's first six fields with h2load as the client
+# (GRPC_CLIENT=h2load, common.sh's grpc_h2load): WARMUP seconds of warm-up, then DURATION measured.
+h2load_grpc() {
+  local t0 t1 rps p50 p99 err calls
+  (( $3 > 0 )) && grpc_h2load "$1" "$2" "$3" > /dev/null
+  t0=$(cpu_ticks "$4")
+  read -r rps p50 p99 err calls <<< "$(grpc_h2load "$1" "$2" "$DURATION" "$WORK/h2load-calls.log")"
+  t1=$(cpu_ticks "$4")
+  awk -v r="$rps" -v a="$p50" -v b="$p99" -v e="$err" -v n="$calls" -v t="$(( t1 - t0 ))" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%s %s %s %s %s %.1f\n", r, a, b, e, n, (n > 0 ? t * 1e6 / hz / n : 0) }'
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }

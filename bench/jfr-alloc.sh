@@ -14,7 +14,7 @@
 #   PATHS ["/ /64k"] CONNS [50] DURATION [20s] WARMUP [15s; 30s with H2_STREAMS] METRICS_VERTX [true]
 #   H2_STREAMS [unset]: load with h2load over h2c, that many streams per connection, instead of wrk
 #   GRPC [unset]: gRPC unary calls instead (bench/grpc.sh part 1's grpc-java load and backends,
-#   STREAMS [1] calls per connection; PATHS is ignored)
+#   STREAMS [1] calls per connection; PATHS is ignored; GRPC_CLIENT=h2load: h2load's POSTs as the load)
 #   JAR [target/fairway.jar] (another build of Fairway, e.g. one made at an earlier commit)
 #   JAVA_OPTS [bench/throughput.sh's flags]  BASE_PORT [31000]  OUT_DIR [unset: keep .jfr files there]
 set -euo pipefail

@@ -8,7 +8,8 @@
 #   URLPATH=/64k CONNS=200 bench/profile.sh
 #   H2_STREAMS=10 bench/profile.sh      (h2load over h2c, 10 streams per connection, instead of wrk)
 #   GRPC=1 CONNS=10 bench/profile.sh    (gRPC unary as in bench/grpc.sh part 1: grpc-java load and
-#                                        backends, h2c:// with gRPC health checks; STREAMS [1] calls per connection)
+#                                        backends, h2c:// with gRPC health checks; STREAMS [1] calls per connection;
+#                                        GRPC_CLIENT=h2load: h2load's POSTs as the load, bench/lib/common.sh grpc_h2load)
 #
 # Environment (defaults in brackets): DURATION [10s] (perf records 6 s in its middle)  CONNS [50]
 #   URLPATH [/]  WARMUP [8s; 30s with H2_STREAMS: the JIT settles later on HTTP/2, bench/warmup.sh]  TOP [40]  KEEP [unset: a path to keep perf.data at]  METRICS_VERTX [true]  ACCESS_LOG [false]

@@ -280,9 +280,31 @@ start_grpc() {
   export BACKEND_SCHEME=h2c HEALTH_CHECK_TYPE=grpc
   run_load() {
     local target=${1#http://}
+    if [[ ${GRPC_CLIENT:-} == h2load ]]; then
+      grpc_h2load "${target%%/*}" "$2" "$(secs "$3")" "$WORK/h2load-calls.log" | awk '{ print $1, $3, $4, $5 }'
+      return
+    fi
     timeout $(( $(secs "$3") + 60 )) java -Xmx256m $QUIET -cp "$CP" dev.fairway.bench.GrpcLoad \
       "${target%%/*}" "$2" "${STREAMS:-1}" "${GRPC_WARMUP:-0}" "$(secs "$3")" | awk '{ print $1, $3, $4, $5 }'
   }
+}
+
+# grpc_h2load HOST:PORT CONNS SECONDS [LOG]: GRPC_CLIENT=h2load's unary calls, h2load POSTs of one
+# empty gRPC message (5 bytes) with gRPC's fields to the bench backends' method, STREAMS [1] per
+# connection; prints "req/s p50-ms p99-ms errors calls" (percentiles from h2load's per-request
+# LOG, 0 without one). h2load reads no trailers: a call is an error only if its status is not 2xx.
+grpc_h2load() {
+  local url="http://$1/grpc.testing.SimpleService/UnaryRpc" body="$WORK/grpc-request.bin" out
+  [[ -f $body ]] || printf '\0\0\0\0\0' > "$body"
+  out=$(timeout $(( $3 + 30 )) $LOADGEN_PIN h2load -t 1 -c "$2" -m "${STREAMS:-1}" -D "$3" -d "$body" \
+    -H 'content-type: application/grpc' -H 'te: trailers' ${4:+--log-file="$4"} "$url" 2>&1) || { echo "0 0 0 -1 0"; return; }
+  local rps err succ p50=0 p99=0
+  read -r rps _ err _ succ <<< "$(parse_h2load <<< "$out")"
+  if [[ -n ${4:-} ]]; then
+    read -r p50 p99 <<< "$(awk '{ print $3 }' "$4" | sort -n | awk '{ v[NR] = $1 }
+      END { if (NR == 0) print "0 0"; else printf "%.3f %.3f\n", v[int(NR * 0.5) + 1] / 1000, v[int(NR * 0.99) + 1] / 1000 }')"
+  fi
+  echo "$rps $p50 $p99 $err $succ"
 }
 
 # hazelcast_xml PORT MEMBER_PORT...: a Hazelcast config for one cluster member on $HOST:PORT that

@@ -16,10 +16,6 @@ import java.util.Map;
  * {@code grpc-status 0, content-length 5} become {@code grpc-status 0}.
  */
 public final class H2Rules {
-  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
-  private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
-  private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
-  private static final AsciiString FORWARDED = AsciiString.cached("forwarded");
   private static final AsciiString VIA = AsciiString.cached("via");
   private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
 
@@ -37,14 +33,7 @@ public final class H2Rules {
       }
     }
     removeAll(h, drop);
-    h.set(X_FORWARDED_FOR, prior.xForwardedFor(client, trustedHops));
-    h.set(X_FORWARDED_PROTO, prior.xForwardedProto(tls, trustedHops));
-    String host = prior.xForwardedHost(authority, trustedHops);
-    if (host != null) {
-      h.set(X_FORWARDED_HOST, host);
-    }
-    h.set(FORWARDED, prior.forwarded(client, tls, authority, trustedHops));
-    h.set(VIA, ForwardingRules.via(prior.via(), via));
+    prior.forward(PriorFields.Names.HTTP2, h::set, client, tls, authority, trustedHops, via);
   }
 
   /** A backend's response block into the client's; see {@link Headers#toClient}. */

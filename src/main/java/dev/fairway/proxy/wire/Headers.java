@@ -19,11 +19,7 @@ import java.util.Map;
  * {@code x_user} is dropped (unless the listener rejects such requests outright).
  */
 public final class Headers {
-  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
-  private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("X-Forwarded-Proto");
-  private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("X-Forwarded-Host");
   private static final AsciiString VIA = AsciiString.cached("Via");
-  private static final AsciiString FORWARDED = AsciiString.cached("Forwarded");
   private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
 
   private Headers() {
@@ -48,14 +44,7 @@ public final class Headers {
       }
     }
     removeAll(h, drop);
-    h.set(X_FORWARDED_FOR, prior.xForwardedFor(client, trustedHops));
-    h.set(X_FORWARDED_PROTO, prior.xForwardedProto(tls, trustedHops));
-    String host = prior.xForwardedHost(authority, trustedHops);
-    if (host != null) {
-      h.set(X_FORWARDED_HOST, host);
-    }
-    h.set(FORWARDED, prior.forwarded(client, tls, authority, trustedHops));
-    h.set(VIA, prior.via() == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(prior.via(), via));
+    prior.forward(PriorFields.Names.HTTP1, h::set, client, tls, authority, trustedHops, via);
   }
 
   /** Turns the backend's response fields into the client's, in place, by the {@link ForwardingRules}. */

@@ -1,15 +1,20 @@
 package dev.fairway.proxy.wire;
 
+import io.netty.util.AsciiString;
+import java.util.function.BiConsumer;
+
 /**
  * What earlier hops wrote in a request's forwarding fields, gathered field by field as a head's
  * fields are walked, and what the backend's forwarding fields become from it (the
  * {@link ForwardingRules}); for the shapes whose fields are decoded (a header map, an HTTP/2 block).
  *
  * <p>Example: after {@code note(PRIOR_FOR, "6.6.6.6")} and {@code note(PRIOR_FOR, "10.0.0.1")},
- * {@code xForwardedFor("127.0.0.1", 1)} is {@code "10.0.0.1, 127.0.0.1"}; {@code note(KEEP, ...)}
- * is false (the field stays), every other rule true (it goes).
+ * {@code forward(Names.HTTP1, h::set, "127.0.0.1", false, "shop", 1, VIA_TOKEN)} sets
+ * {@code X-Forwarded-For: 10.0.0.1, 127.0.0.1} first; {@code note(KEEP, ...)} is false (the
+ * field stays), every other rule true (it goes).
  */
 final class PriorFields {
+  private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
   private String forList;
   private String proto;
   private String host;
@@ -32,25 +37,34 @@ final class PriorFields {
     return true;
   }
 
-  String xForwardedFor(String client, int trustedHops) {
-    return ForwardingRules.xForwardedFor(forList, client, trustedHops);
+  /**
+   * Sets the backend's forwarding fields, in this order: {@code X-Forwarded-For},
+   * {@code X-Forwarded-Proto}, {@code X-Forwarded-Host} (unless there is none), {@code Forwarded},
+   * {@code Via} with {@code via} appended; names as {@code names} spells them.
+   */
+  void forward(Names names, BiConsumer<CharSequence, CharSequence> set, String client, boolean tls, String authority,
+               int trustedHops, String via) {
+    set.accept(names.xForwardedFor(), ForwardingRules.xForwardedFor(forList, client, trustedHops));
+    set.accept(names.xForwardedProto(), ForwardingRules.xForwardedProto(proto, tls, trustedHops));
+    String h = ForwardingRules.xForwardedHost(host, authority, trustedHops);
+    if (h != null) {
+      set.accept(names.xForwardedHost(), h);
+    }
+    set.accept(names.forwarded(), ForwardedElement.forwarded(forwarded, client, tls, authority, trustedHops));
+    set.accept(names.via(), this.via == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(this.via, via));
   }
 
-  String xForwardedProto(boolean tls, int trustedHops) {
-    return ForwardingRules.xForwardedProto(proto, tls, trustedHops);
-  }
+  /** The forwarding fields' names as one message shape spells them. */
+  record Names(AsciiString xForwardedFor, AsciiString xForwardedProto, AsciiString xForwardedHost, AsciiString forwarded,
+               AsciiString via) {
+    /** HTTP/1.1 heads: capitalized, as Fairway writes them. */
+    static final Names HTTP1 = of("X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "Via");
+    /** HTTP/2 blocks: lower case (RFC 9113 §8.2.1). */
+    static final Names HTTP2 = of("x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "via");
 
-  /** {@code null}: no {@code X-Forwarded-Host}. */
-  String xForwardedHost(String authority, int trustedHops) {
-    return ForwardingRules.xForwardedHost(host, authority, trustedHops);
-  }
-
-  String forwarded(String client, boolean tls, String authority, int trustedHops) {
-    return ForwardedElement.forwarded(forwarded, client, tls, authority, trustedHops);
-  }
-
-  /** The earlier hops' {@code Via} list, or {@code null}. */
-  String via() {
-    return via;
+    private static Names of(String xff, String xfp, String xfh, String forwarded, String via) {
+      return new Names(AsciiString.cached(xff), AsciiString.cached(xfp), AsciiString.cached(xfh), AsciiString.cached(forwarded),
+          AsciiString.cached(via));
+    }
   }
 }
