@@ -7,7 +7,10 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.Test;
 
@@ -44,5 +47,26 @@ class ResponseFramesTest {
         .isEqualTo("refused");
     assertThat(head(new DefaultHttp2Headers(false).set("x-note", "a\u007fb"), true)).isEqualTo("refused");
     assertThat(head(new DefaultHttp2Headers().status("200").set("x-note", "a\tb"), false)).isEqualTo("head 200 chunked");
+  }
+
+  private static String checked(Http2Headers h, boolean endStream) {
+    DefaultHttp2HeadersFrame f = new DefaultHttp2HeadersFrame(h, endStream);
+    try {
+      Http2HeadersFrame out = ResponseFrames.checked(5, f);
+      return out == null ? "refused" : out == f ? "as it came" : "another frame";
+    } catch (Http2Exception e) {
+      return "stream error";
+    }
+  }
+
+  @Test
+  void anHttp2ClientIsGivenTheFrameItselfOnceItsValuesAndStatusAreChecked() {
+    assertThat(checked(new DefaultHttp2Headers().status("200"), false)).isEqualTo("as it came");
+    assertThat(checked(new DefaultHttp2Headers().set("grpc-status", "0"), true)).isEqualTo("as it came");
+    assertThat(checked(new DefaultHttp2Headers().set("grpc-status", "0"), false)).isEqualTo("stream error");
+    assertThat(checked(new DefaultHttp2Headers(false).status("101"), false)).isEqualTo("stream error");
+    assertThat(checked(new DefaultHttp2Headers(false).status("20x"), true)).isEqualTo("stream error");
+    assertThat(checked(new DefaultHttp2Headers(false).status("200").set("x-note", "a\r\nset-cookie: evil"), false))
+        .isEqualTo("refused");
   }
 }
