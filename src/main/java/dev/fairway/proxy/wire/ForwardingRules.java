@@ -50,6 +50,7 @@ public final class ForwardingRules {
     "via", "forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", LAME_DUCK, LOAD_METRICS, LOAD_METRICS_BIN
   };
   private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+  private static final AsciiString VIA_VALUE = AsciiString.cached(VIA_TOKEN);
 
   /** What becomes of one field. */
   public enum Rule {
@@ -191,6 +192,11 @@ public final class ForwardingRules {
   /** {@code Via} with Fairway's {@code token} appended. */
   public static String via(String prior, String token) {
     return prior == null ? token : prior + ", " + token;
+  }
+
+  /** {@link #via} as a decoded field's value: with no earlier hop, {@link #VIA_TOKEN} is one shared value, not a string per message. */
+  public static CharSequence viaValue(String prior, String token) {
+    return prior == null && token == VIA_TOKEN ? VIA_VALUE : via(prior, token);
   }
 
   private static AsciiString ascii(CharSequence name) {

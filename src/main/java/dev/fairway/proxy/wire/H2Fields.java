@@ -32,8 +32,8 @@ public final class H2Fields {
       HttpHeaderNames.UPGRADE, HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text(),
       HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(), HttpConversionUtil.ExtensionHeaderNames.PATH.text());
 
-  private static final AsciiString HTTP = AsciiString.cached("http");
-  private static final AsciiString HTTPS = AsciiString.cached("https");
+  static final AsciiString HTTP = AsciiString.cached("http");
+  static final AsciiString HTTPS = AsciiString.cached("https");
 
   private H2Fields() {
   }
@@ -64,17 +64,23 @@ public final class H2Fields {
     }
     HttpHeaders in = r.headers();
     String host = in.get(HttpHeaderNames.HOST);
-    int userinfo = host == null ? 0 : host.indexOf('@') + 1;
-    if (host != null && userinfo > 0 && userinfo == host.length()) {
+    AsciiString authority = host == null ? null : authority(host);
+    if (authority != null && authority.isEmpty() && !host.isEmpty()) {
       return null;
     }
     Http2Headers out = new DefaultHttp2Headers(false, in.size() + 4);
     out.method(r.method().asciiName()).path(new AsciiString(target)).scheme(secure ? HTTPS : HTTP);
-    if (host != null) {
-      out.authority(new AsciiString(host, userinfo, host.length() - userinfo));
+    if (authority != null) {
+      out.authority(authority);
     }
     add(in, out);
     return out;
+  }
+
+  /** {@code :authority} for a {@code Host} value: without the userinfo HTTP/2 forbids there (RFC 9113 §8.3.1). */
+  static AsciiString authority(String host) {
+    int userinfo = host.indexOf('@') + 1;
+    return new AsciiString(host, userinfo, host.length() - userinfo);
   }
 
   /** Trailer fields as a HEADERS frame's block. */

@@ -33,8 +33,6 @@ import java.util.concurrent.ConcurrentMap;
  * for=10.0.0.7;proto=http;host=shop, via 2 fairway, te trailers}.
  */
 public final class H2Request implements ClientRequest {
-  private static final AsciiString HTTP = AsciiString.cached("http");
-  private static final AsciiString HTTPS = AsciiString.cached("https");
   /**
    * The names {@link #forwardField} is given (constants, and the overload lane's configured
    * fields), made once: the rules read a name's bytes, which a {@code String} would have copied
@@ -112,7 +110,8 @@ public final class H2Request implements ClientRequest {
     if (value == null) {
       b.remove(lowerName);
     } else {
-      b.set(NAMES.computeIfAbsent(lowerName, AsciiString::cached), value);
+      AsciiString name = NAMES.get(lowerName); // a plain read: computeIfAbsent may lock a bin on every call
+      b.set(name != null ? name : NAMES.computeIfAbsent(lowerName, AsciiString::cached), value);
     }
   }
 
@@ -172,7 +171,7 @@ public final class H2Request implements ClientRequest {
     if (edit != null) {
       FieldEdits.apply(b, edit);
     }
-    b.authority(withoutUserinfo(authority != null ? authority : fallbackHost));
+    b.authority(H2Fields.authority(authority != null ? authority : fallbackHost));
   }
 
   /** To an HTTP/1.1 backend: the block as Netty's request head, chunked unless it has {@code content-length}. */
@@ -190,7 +189,7 @@ public final class H2Request implements ClientRequest {
   @Override
   public boolean writeToStream(StreamWriter stream) {
     Http2Headers b = own();
-    b.scheme(stream.secure() ? HTTPS : HTTP);
+    b.scheme(stream.secure() ? H2Fields.HTTPS : H2Fields.HTTP);
     if (teTrailers) {
       b.set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
     }
@@ -210,11 +209,5 @@ public final class H2Request implements ClientRequest {
       written = false;
     }
     return h;
-  }
-
-  /** An authority without the userinfo HTTP/2 forbids in {@code :authority} (RFC 9113 §8.3.1). */
-  private static CharSequence withoutUserinfo(String authority) {
-    int at = authority.indexOf('@');
-    return at < 0 ? authority : authority.substring(at + 1);
   }
 }

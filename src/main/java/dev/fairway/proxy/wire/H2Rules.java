@@ -17,7 +17,6 @@ import java.util.Map;
  */
 public final class H2Rules {
   private static final AsciiString VIA = AsciiString.cached("via");
-  private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
 
   private H2Rules() {
   }
@@ -54,7 +53,7 @@ public final class H2Rules {
       }
     }
     removeAll(h, drop);
-    h.set(VIA, priorVia == null ? VIA_VALUE : ForwardingRules.via(priorVia, ForwardingRules.VIA_TOKEN));
+    h.set(VIA, ForwardingRules.viaValue(priorVia, ForwardingRules.VIA_TOKEN));
   }
 
   /** Keeps of trailers those that may be trailers; see {@link ForwardingRules#trailers}. */

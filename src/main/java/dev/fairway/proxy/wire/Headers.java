@@ -20,7 +20,6 @@ import java.util.Map;
  */
 public final class Headers {
   private static final AsciiString VIA = AsciiString.cached("Via");
-  private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
 
   private Headers() {
   }
@@ -63,7 +62,7 @@ public final class Headers {
       }
     }
     removeAll(h, drop);
-    h.set(VIA, priorVia == null ? VIA_VALUE : ForwardingRules.via(priorVia, ForwardingRules.VIA_TOKEN));
+    h.set(VIA, ForwardingRules.viaValue(priorVia, ForwardingRules.VIA_TOKEN));
   }
 
   /** Notes a field to remove once the walk over the fields is over. */

@@ -14,7 +14,6 @@ import java.util.function.BiConsumer;
  * field stays), every other rule true (it goes).
  */
 final class PriorFields {
-  private static final AsciiString VIA_VALUE = AsciiString.cached(ForwardingRules.VIA_TOKEN);
   private String forList;
   private String proto;
   private String host;
@@ -51,7 +50,7 @@ final class PriorFields {
       set.accept(names.xForwardedHost(), h);
     }
     set.accept(names.forwarded(), ForwardedElement.forwarded(forwarded, client, tls, authority, trustedHops));
-    set.accept(names.via(), this.via == null && via == ForwardingRules.VIA_TOKEN ? VIA_VALUE : ForwardingRules.via(this.via, via));
+    set.accept(names.via(), ForwardingRules.viaValue(this.via, via));
   }
 
   /** The forwarding fields' names as one message shape spells them. */
