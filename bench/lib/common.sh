@@ -291,12 +291,12 @@ start_grpc() {
 
 # grpc_h2load HOST:PORT CONNS SECONDS [LOG]: GRPC_CLIENT=h2load's unary calls, h2load POSTs of one
 # empty gRPC message (5 bytes) with gRPC's fields to the bench backends' method, STREAMS [1] per
-# connection; prints "req/s p50-ms p99-ms errors calls" (percentiles from h2load's per-request
+# connection, H2LOAD_THREADS [1] client threads; prints "req/s p50-ms p99-ms errors calls" (percentiles from h2load's per-request
 # LOG, 0 without one). h2load reads no trailers: a call is an error only if its status is not 2xx.
 grpc_h2load() {
   local url="http://$1/grpc.testing.SimpleService/UnaryRpc" body="$WORK/grpc-request.bin" out
   [[ -f $body ]] || printf '\0\0\0\0\0' > "$body"
-  out=$(timeout $(( $3 + 30 )) $LOADGEN_PIN h2load -t 1 -c "$2" -m "${STREAMS:-1}" -D "$3" -d "$body" \
+  out=$(timeout $(( $3 + 30 )) $LOADGEN_PIN h2load -t "${H2LOAD_THREADS:-1}" -c "$2" -m "${STREAMS:-1}" -D "$3" -d "$body" \
     -H 'content-type: application/grpc' -H 'te: trailers' ${4:+--log-file="$4"} "$url" 2>&1) || { echo "0 0 0 -1 0"; return; }
   local rps err succ p50=0 p99=0
   read -r rps _ err _ succ <<< "$(parse_h2load <<< "$out")"
