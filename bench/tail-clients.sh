@@ -12,7 +12,7 @@
 #   CONNS="1 10 50" ROUNDS=5 INSIDE=1 bench/tail-clients.sh
 #
 # Environment (defaults in brackets): CONNS ["1 10"]  ROUNDS [3]  DURATION [6] (seconds)
-#   WRK_THREADS [1] (h2load runs as many)  CLIENTS ["wrk h2load"]  INSIDE [unset]
+#   WRK_THREADS [1] (h2load runs as many; at most one per connection)  CLIENTS ["wrk h2load"]  INSIDE [unset]
 #   JAVA_OPTS [README's: -Xmx192m -XX:+UseSerialGC] for both JVMs  WARMUP [12s] (each JVM, wrk)
 #   JAR [target/fairway.jar]  BASE_PORT [31800]: backends BASE+1, BASE+2, HAProxy BASE+80,
 #   Fairway BASE+81, the Netty proxy BASE+83, admin BASE+91
@@ -85,13 +85,14 @@ RUNS=$WORK/runs.txt
 : > "$RUNS"
 for (( r = 1; r <= ROUNDS; r++ )); do
   for c in $CONNS; do
+    th=$(( WRK_THREADS < c ? WRK_THREADS : c ))
     for (( k = 0; k < 3; k++ )); do
       t=${TARGETS[$(( (k + r) % 3 ))]}
       url="http://$HOST:${PORT_OF[$t]}/"
       for client in $CLIENTS; do
         if [[ $client == wrk ]]; then
           lines=$(wc -l < "$WORK/fairway.log")
-          out=$(timeout $((DURATION + 30)) wrk -t "$WRK_THREADS" -c "$c" -d "${DURATION}s" -s "$WORK/pct.lua" "$url") \
+          out=$(timeout $((DURATION + 30)) wrk -t "$th" -c "$c" -d "${DURATION}s" -s "$WORK/pct.lua" "$url") \
             || die "wrk against $t failed: $out"
           stats=$(grep '^PCT' <<< "$out" | cut -d' ' -f2-)
           inside=""
@@ -104,7 +105,7 @@ print(" ".join("%.3f" % v[min(n - 1, int(q * n))] for q in (.5, .99, .999)) if n
           fi
         else
           rm -f "$WORK/h2load.log"
-          timeout $((DURATION + 30)) h2load --h1 -t "$WRK_THREADS" -c "$c" -D "$DURATION" \
+          timeout $((DURATION + 30)) h2load --h1 -t "$th" -c "$c" -D "$DURATION" \
             --log-file="$WORK/h2load.log" "$url" > "$WORK/h2load.out" 2>&1 \
             || die "h2load against $t failed: $(tail -3 "$WORK/h2load.out")"
           stats=$(python3 -c '
