@@ -6,7 +6,10 @@
 # from its per-request log). The order of the three proxies rotates every round. With INSIDE=1
 # Fairway also writes its access log, and the table gains Fairway's own time per request
 # (totalMs: from the request's head to the response's end, for the same wrk runs), so a tail the
-# client sees can be told apart from one inside the proxy.
+# client sees can be told apart from one inside the proxy. wrk corrects its percentiles for
+# coordinated omission (each slow request also counts as the requests a steady client would have
+# sent meanwhile), h2load's log does not; the "p99 as wrk counts it" column applies wrk's
+# correction to h2load's latencies too, so the two clients can be compared on either statistic.
 #
 #   bench/tail-clients.sh
 #   CONNS="1 10 50" ROUNDS=5 INSIDE=1 bench/tail-clients.sh
@@ -110,11 +113,26 @@ print(" ".join("%.3f" % v[min(n - 1, int(q * n))] for q in (.5, .99, .999)) if n
             || die "h2load against $t failed: $(tail -3 "$WORK/h2load.out")"
           stats=$(python3 -c '
 import sys
+from collections import Counter
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rows = [(int(a), int(b), int(d)) for a, b, d, *_ in rows if int(b) // 100 == 2]
 lat = sorted(r[2] for r in rows); n = len(lat)
 span = (max(r[0] + r[2] for r in rows) - min(r[0] for r in rows)) / 1e6
-print(n, "%.3f" % span, " ".join("%.3f" % (lat[min(n - 1, int(q * n))] / 1000) for q in (.5, .9, .99, .999)))' "$WORK/h2load.log")
+# wrk corrects its histogram for coordinated omission (src/stats.c stats_correct): every latency of
+# at least twice the mean gap between the requests of one connection adds samples at that latency minus
+# one, two, ... gaps. The same correction of these latencies gives the p99 wrk would print.
+gap = int(span * 1e6 / (n / int(sys.argv[2]))); h = Counter(lat); count = n
+for v in sorted(h):  # ascending: a value gets samples only from larger ones, after it was read
+    c, m = h[v], v - gap
+    while v >= 2 * gap and m > gap:
+        h[m] += c; count += c; m -= gap
+acc, corrected = 0, 0
+for v in sorted(h):
+    acc += h[v]
+    if acc >= 0.99 * count:
+        corrected = v; break
+print(n, "%.3f" % span, " ".join("%.3f" % (lat[min(n - 1, int(q * n))] / 1000) for q in (.5, .9, .99, .999)),
+      "%.3f" % (corrected / 1000))' "$WORK/h2load.log" "$c")
           inside=""
         fi
         echo "$c $client $t $r $stats $inside" >> "$RUNS"
@@ -135,14 +153,19 @@ for line in open(sys.argv[1]):
     f = line.split()
     cells[(int(f[0]), f[1], f[2])].append([float(x) for x in f[4:]])
 med = lambda rows, i: statistics.median(r[i] for r in rows) if rows and all(len(r) > i for r in rows) else None
-print("| conns | client | proxy | req/s | p50 | p90 | p99 | p99.9 | p99 / HAProxy's | Fairway inside p50 / p99 / p99.9 |")
-print("|---:|---|---|---:|---:|---:|---:|---:|---:|---|")
+print("| conns | client | proxy | req/s | p50 | p90 | p99 | p99.9 | p99 / HAProxy's | p99 as wrk counts it (ratio) | Fairway inside p50 / p99 / p99.9 |")
+print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+def corrected(rows, client):
+    return med(rows, 4) if client == "wrk" else med(rows, 6)
 for (c, client, t) in sorted(cells, key=lambda k: (k[0], k[1], ["haproxy", "fairway", "netty"].index(k[2]))):
     rows = cells[(c, client, t)]
+    base_rows = cells.get((c, client, "haproxy"), [])
     rps = statistics.median(r[0] / r[1] for r in rows)
-    p99 = med(rows, 4); base = med(cells.get((c, client, "haproxy"), []), 4)
-    inside = "" if med(rows, 6) is None else "%.3f / %.3f / %.3f" % (med(rows, 6), med(rows, 7), med(rows, 8))
-    print("| %d | %s | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %s | %s |" % (
+    p99 = med(rows, 4); base = med(base_rows, 4)
+    cor, cor_base = corrected(rows, client), corrected(base_rows, client)
+    inside = "" if client != "wrk" or med(rows, 6) is None else "%.3f / %.3f / %.3f" % (med(rows, 6), med(rows, 7), med(rows, 8))
+    print("| %d | %s | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %s | %s | %s |" % (
         c, client, t, rps, med(rows, 2), med(rows, 3), p99, med(rows, 5),
-        "%.2f" % (p99 / base) if base else "", inside))
+        "%.2f" % (p99 / base) if base else "",
+        "%.3f (%.2f)" % (cor, cor / cor_base) if cor is not None and cor_base else "", inside))
 PY
