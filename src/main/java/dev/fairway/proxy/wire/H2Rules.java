@@ -1,7 +1,6 @@
 package dev.fairway.proxy.wire;
 
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.util.AsciiString;
 import java.util.List;
 import java.util.Map;
 
@@ -16,7 +15,6 @@ import java.util.Map;
  * {@code grpc-status 0, content-length 5} become {@code grpc-status 0}.
  */
 public final class H2Rules {
-  private static final AsciiString VIA = AsciiString.cached("via");
 
   private H2Rules() {
   }
@@ -53,7 +51,7 @@ public final class H2Rules {
       }
     }
     removeAll(h, drop);
-    h.set(VIA, ForwardingRules.viaValue(priorVia, ForwardingRules.VIA_TOKEN));
+    h.set(PriorFields.Names.HTTP2.via(), ForwardingRules.viaValue(priorVia, ForwardingRules.VIA_TOKEN));
   }
 
   /** Keeps of trailers those that may be trailers; see {@link ForwardingRules#trailers}. */

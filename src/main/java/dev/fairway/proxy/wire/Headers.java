@@ -19,7 +19,6 @@ import java.util.Map;
  * {@code x_user} is dropped (unless the listener rejects such requests outright).
  */
 public final class Headers {
-  private static final AsciiString VIA = AsciiString.cached("Via");
 
   private Headers() {
   }
@@ -62,7 +61,7 @@ public final class Headers {
       }
     }
     removeAll(h, drop);
-    h.set(VIA, ForwardingRules.viaValue(priorVia, ForwardingRules.VIA_TOKEN));
+    h.set(PriorFields.Names.HTTP1.via(), ForwardingRules.viaValue(priorVia, ForwardingRules.VIA_TOKEN));
   }
 
   /** Notes a field to remove once the walk over the fields is over. */
