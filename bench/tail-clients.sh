@@ -9,7 +9,8 @@
 # client sees can be told apart from one inside the proxy. wrk corrects its percentiles for
 # coordinated omission (each slow request also counts as the requests a steady client would have
 # sent meanwhile), h2load's log does not; the "p99 as wrk counts it" column applies wrk's
-# correction to h2load's latencies too, so the two clients can be compared on either statistic.
+# correction to h2load's latencies too (bench/wrk_correct.py), so the two clients can be compared on
+# either statistic.
 #
 #   bench/tail-clients.sh
 #   CONNS="1 10 50" ROUNDS=5 INSIDE=1 bench/tail-clients.sh
@@ -111,28 +112,7 @@ print(" ".join("%.3f" % v[min(n - 1, int(q * n))] for q in (.5, .99, .999)) if n
           timeout $((DURATION + 30)) h2load --h1 -t "$th" -c "$c" -D "$DURATION" \
             --log-file="$WORK/h2load.log" "$url" > "$WORK/h2load.out" 2>&1 \
             || die "h2load against $t failed: $(tail -3 "$WORK/h2load.out")"
-          stats=$(python3 -c '
-import sys
-from collections import Counter
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-rows = [(int(a), int(b), int(d)) for a, b, d, *_ in rows if int(b) // 100 == 2]
-lat = sorted(r[2] for r in rows); n = len(lat)
-span = (max(r[0] + r[2] for r in rows) - min(r[0] for r in rows)) / 1e6
-# wrk corrects its histogram for coordinated omission (src/stats.c stats_correct): every latency of
-# at least twice the mean gap between the requests of one connection adds samples at that latency minus
-# one, two, ... gaps. The same correction of these latencies gives the p99 wrk would print.
-gap = int(span * 1e6 / (n / int(sys.argv[2]))); h = Counter(lat); count = n
-for v in sorted(h):  # ascending: a value gets samples only from larger ones, after it was read
-    c, m = h[v], v - gap
-    while v >= 2 * gap and m > gap:
-        h[m] += c; count += c; m -= gap
-acc, corrected = 0, 0
-for v in sorted(h):
-    acc += h[v]
-    if acc >= 0.99 * count:
-        corrected = v; break
-print(n, "%.3f" % span, " ".join("%.3f" % (lat[min(n - 1, int(q * n))] / 1000) for q in (.5, .9, .99, .999)),
-      "%.3f" % (corrected / 1000))' "$WORK/h2load.log" "$c")
+          stats=$("$ROOT/bench/wrk_correct.py" h2load "$WORK/h2load.log" "$c")
           inside=""
         fi
         echo "$c $client $t $r $stats $inside" >> "$RUNS"
