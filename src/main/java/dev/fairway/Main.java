@@ -12,6 +12,8 @@ import dev.fairway.config.FairwayConfig;
 import dev.fairway.config.SubsettingSettings;
 import dev.fairway.control.BalancerVerticle;
 import dev.fairway.control.ConfigReloader;
+import dev.fairway.metrics.RuntimeMeters;
+import dev.fairway.proxy.upstream.UpstreamPool;
 import dev.fairway.proxy.tls.TlsProvider;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -103,6 +105,7 @@ public final class Main {
     BalancerVerticle.ConfigSource source = new BalancerVerticle.ConfigSource(confPath, hashOf(confPath));
     Logger log = LoggerFactory.getLogger(Main.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    RuntimeMeters.bind(registry, UpstreamPool.ALLOCATOR);
     VertxBuilder builder = Vertx.builder();
     // Netty's epoll transport on Linux (NIO elsewhere, or if the native library cannot load).
     // Blocking work is rare and short (file scans, the dashboard's files), so a few threads do:

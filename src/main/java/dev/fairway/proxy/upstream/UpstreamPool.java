@@ -5,7 +5,6 @@ import dev.fairway.metrics.HttpMeters;
 import dev.fairway.proxy.wire.FramingGuard;
 import dev.fairway.proxy.wire.HeadAwareCodecs;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -48,7 +47,7 @@ public final class UpstreamPool {
    * Buffers of client and backend connections: Netty's pooled allocator, which serves this path
    * better than Netty 4.2's default adaptive one (compared in docs/benchmarks.md).
    */
-  public static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
+  public static final PooledByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
   /** Pipeline names of a connection's HTTP encoder and decoder (client and backend connections alike). */
   public static final String ENCODER = "http-encoder";
   public static final String DECODER = "http-decoder";
