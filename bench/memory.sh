@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 9 memory targets, Fairway alone in front of two nginx backends on 127.0.0.1:
 #  A. resident size (VmRSS sampled every 0.5 s, and VmHWM) of the Fairway JVM under wrk load
-#     (path / then /64k, LOAD_CONNS connections, LOAD_DURATION each); target <= 256 MB;
+#     (path / then /64k, LOAD_CONNS connections, LOAD_DURATION each); target <= 256 MB; and,
+#     2 s before each phase ends, where that resident size is, from Fairway's own /metrics:
+#     heap used (the old generation apart), pooled buffers, metaspace, code, the rest;
 #  B. a fresh Fairway: RSS after a short warm-up, then while 10,000 idle keep-alive client
 #     connections are held open (bench/idle_conns.py: each sends one GET, then idles HOLD s);
 #     target: at most 100 MB more. Also the live heap (used after a forced full GC, jcmd GC.run)
@@ -59,6 +61,23 @@ live_heap_kb() {
   timeout 60 jcmd "$1" GC.class_histogram > "$WORK/histo-$2" 2>&1 || true
   awk '$1 == "Total" { printf "%d\n", $3 / 1024 }' "$WORK/histo-$2"
 }
+# breakdown: where Fairway's resident size is, from its own /metrics (RuntimeMeters): resident,
+# heap used (old generation apart) and committed, the pooled buffers outside the heap, metaspace
+# and code (the heap's resident part is what was touched, between used and committed: the whole
+# young generation once it has cycled)
+breakdown() {
+  curl -s -m 5 "http://$HOST:$AP/metrics" | awk '
+    function v() { return $NF + 0 }
+    /^process_resident_memory_bytes /                           { rss = v() }
+    /^jvm_memory_used_bytes\{area="heap"/                        { heap += v(); if ($0 ~ /Tenured|Old Gen/) old += v() }
+    /^jvm_memory_committed_bytes\{area="heap"/                   { heapc += v() }
+    /^jvm_memory_used_bytes\{area="nonheap".*id="Metaspace"/     { meta = v() }
+    /^jvm_memory_used_bytes\{area="nonheap".*id="CodeHeap/       { code += v() }
+    /^netty_allocator_memory_used\{.*memory_type="direct"/       { direct += v() }
+    END { printf "RSS %.1f MB; heap used %.1f of %.1f committed (old generation %.1f), pooled buffers %.1f, metaspace %.1f, code %.1f\n",
+            rss / 1048576, heap / 1048576, heapc / 1048576, old / 1048576, direct / 1048576, meta / 1048576,
+            code / 1048576 }'
+}
 stop_fairway() { kill "$FPID"; for _ in $(seq 100); do kill -0 "$FPID" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$FPID" 2>/dev/null || true; }
 # sample PID SECONDS: samples VmRSS every 0.5 s for SECONDS (or until the file $3 exists, if given), prints the max in kB
 sample_max() {
@@ -80,15 +99,20 @@ start_fairway load
 sleep 2
 idleA=$(kb "$FPID" VmRSS)
 peak=0
+declare -A parts
 for path in / /64k; do
   l=$(loadavg)
   run_load "http://$HOST:$FP$path" "$LOAD_CONNS" "$LOAD_DURATION" > "$WORK/wrk.out" &
   wrk_sub=$!
+  ( sleep $(( $(secs "$LOAD_DURATION") - 2 )); breakdown > "$WORK/parts${path//\//_}" ) &
+  parts_sub=$!
   m=$(sample_max "$FPID" "$(( $(secs "$LOAD_DURATION") + 1 ))")
   wait "$wrk_sub" || die "the load generator failed"
   read -r rps _ err _ < "$WORK/wrk.out"
   (( m > peak )) && peak=$m
   log "A: $path c=$LOAD_CONNS: $rps req/s, $err errors, max sampled VmRSS $(mb "$m") MB (load $l)"
+  wait "$parts_sub" || true
+  parts[$path]=$(cat "$WORK/parts${path//\//_}")
 done
 hwm=$(kb "$FPID" VmHWM)
 afterA=$(kb "$FPID" VmRSS)
@@ -136,6 +160,8 @@ echo
 echo "B delta (max during - before): $(mb $(( during - before ))) MB for $IDLE_CONNS connections ($(awk -v d=$(( during - before )) -v n="$IDLE_CONNS" 'BEGIN { printf "%.1f", d * 1024 / n }') bytes each); target <= 100 MB"
 echo "B live heap delta (after full GCs): $(mb $(( liveDuring - liveBefore ))) MB ($(awk -v d=$(( liveDuring - liveBefore )) -v n="$IDLE_CONNS" 'BEGIN { printf "%.1f", d * 1024 / n }') bytes each)"
 echo "idle client: $(tail -1 "$WORK/idle.out")"
+echo "A, 2 s before the end of the / phase (Fairway's /metrics): ${parts[/]}"
+echo "A, 2 s before the end of the /64k phase: ${parts[/64k]}"
 echo
 echo "Largest growth of live objects by class with the connections open (jcmd GC.class_histogram, during - before):"
 echo
