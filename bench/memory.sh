@@ -64,7 +64,8 @@ live_heap_kb() {
 # breakdown: where Fairway's resident size is, from its own /metrics (RuntimeMeters): resident,
 # heap used (old generation apart) and committed, the pooled buffers outside the heap, metaspace
 # and code (the heap's resident part is what was touched, between used and committed: the whole
-# young generation once it has cycled)
+# young generation once it has cycled); and the backend connections open, and those Fairway
+# closed in the last minute (its side's TIME_WAIT sockets), whose objects die in the old generation
 breakdown() {
   curl -s -m 5 "http://$HOST:$AP/metrics" | awk '
     function v() { return $NF + 0 }
@@ -74,9 +75,10 @@ breakdown() {
     /^jvm_memory_used_bytes\{area="nonheap".*id="Metaspace"/     { meta = v() }
     /^jvm_memory_used_bytes\{area="nonheap".*id="CodeHeap/       { code += v() }
     /^netty_allocator_memory_used\{.*memory_type="direct"/       { direct += v() }
-    END { printf "RSS %.1f MB; heap used %.1f of %.1f committed (old generation %.1f), pooled buffers %.1f, metaspace %.1f, code %.1f\n",
+    END { printf "RSS %.1f MB; heap used %.1f of %.1f committed (old generation %.1f), pooled buffers %.1f, metaspace %.1f, code %.1f",
             rss / 1048576, heap / 1048576, heapc / 1048576, old / 1048576, direct / 1048576, meta / 1048576,
             code / 1048576 }'
+  echo "; backend connections open $(ss -Htn state established "( dport = :$B1 or dport = :$B2 )" | wc -l), closed by Fairway in the last minute $(ss -Htn state time-wait "( dport = :$B1 or dport = :$B2 )" | wc -l)"
 }
 stop_fairway() { kill "$FPID"; for _ in $(seq 100); do kill -0 "$FPID" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$FPID" 2>/dev/null || true; }
 # sample PID SECONDS: samples VmRSS every 0.5 s for SECONDS (or until the file $3 exists, if given), prints the max in kB
