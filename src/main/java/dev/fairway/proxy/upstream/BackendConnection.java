@@ -22,7 +22,7 @@ import io.netty.util.ReferenceCountUtil;
  * and gets the response head and body parts from {@link #channelRead}; once the last part has
  * been relayed and the backend kept the connection open, the connection is idle again.
  */
-public final class BackendConnection extends ChannelInboundHandlerAdapter implements Upstream {
+public final class BackendConnection extends ChannelInboundHandlerAdapter implements Upstream, IdleStack.Member {
   /** The pool key: the backend's {@code host:port}, and its TLS profile if any ({@link UpstreamPool#key}). */
   final String key;
   final FramingGuard guard;
@@ -35,7 +35,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
   /** Whether this connection carried a request before the current one (a pooled keep-alive one). */
   boolean reused;
   /** When it went back to the pool ({@code System.nanoTime()}). */
-  long idleSince;
+  private long idleSince;
   /** Why the connection failed, if it said (e.g. a {@link Rejection} from its guard). */
   Throwable cause;
   /** How much one read of this connection takes. */
@@ -50,6 +50,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
   @Override
   public boolean multiplexed() {
     return false;
+  }
+
+  @Override
+  public long idleSince() {
+    return idleSince;
+  }
+
+  @Override
+  public void idleSince(long nanos) {
+    idleSince = nanos;
   }
 
   @Override

@@ -18,7 +18,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.AddressResolverGroup;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -27,8 +26,10 @@ import java.util.function.BiConsumer;
 import javax.net.ssl.SSLException;
 
 /**
- * The keep-alive connections of one event loop to its backends: idle ones by backend, newest
- * first, each closed after {@link #KEEP_ALIVE_NANOS} unused. Event-loop confined.
+ * The keep-alive connections of one event loop to its backends: idle ones by backend
+ * ({@link IdleStack}: newest first, but one idle for {@link #REFRESH_NANOS} before it expires),
+ * each closed after {@link #KEEP_ALIVE_NANOS} unused, and those a {@link #WINDOW_NANOS} window
+ * never needed at its end. Event-loop confined.
  *
  * <p>Example: the first request to b1 connects ({@link #connect}); when its response is over the
  * connection is {@link #offer offered} back, and the next request to b1 within 4 s takes it
@@ -43,6 +44,14 @@ public final class UpstreamPool {
    * reuse; the rare race is retried on a fresh connection (by the exchange).
    */
   static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(4);
+  /**
+   * An idle connection this old is reused before newer ones, so that a load whose demand wanders
+   * keeps its connections instead of closing some at each trough and opening them again at the
+   * next peak (each such connection's objects, old by then, die in the old generation).
+   */
+  static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(2);
+  /** Every window, the idle connections no moment of it needed are closed: the pool shrinks when the demand does. */
+  static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(30);
   /**
    * Buffers of client and backend connections: Netty's pooled allocator, which serves this path
    * better than Netty 4.2's default adaptive one (compared in docs/benchmarks.md).
@@ -59,7 +68,7 @@ public final class UpstreamPool {
   private final AddressResolverGroup<InetSocketAddress> resolver;
   private final HttpMeters meters;
   private final UpstreamTlsContexts tls;
-  private final Map<String, ArrayDeque<BackendConnection>> idle = new HashMap<>();
+  private final Map<String, IdleStack<BackendConnection>> idle = new HashMap<>();
   private final H2Upstreams h2;
 
   /** @param tls the process's TLS contexts for {@code https://} backends */
@@ -86,14 +95,15 @@ public final class UpstreamPool {
     return tls.poolKey(address, profile);
   }
 
-  /** The most recently used idle connection under {@code key} ({@link #key}), or {@code null}. */
+  /** An idle connection under {@code key} ({@link #key}) that can carry a request ({@link IdleStack#poll}), or {@code null}. */
   public Upstream poll(String key) {
-    ArrayDeque<BackendConnection> q = idle.get(key);
+    IdleStack<BackendConnection> q = idle.get(key);
     if (q == null) {
       return null;
     }
+    long now = System.nanoTime();
     BackendConnection u;
-    while ((u = q.pollLast()) != null) {
+    while ((u = q.poll(now)) != null) {
       if (u.reusable()) {
         u.reused = true;
         return u;
@@ -111,8 +121,12 @@ public final class UpstreamPool {
   public void offer(Upstream upstream, long nowNanos) {
     BackendConnection u = (BackendConnection) upstream; // streams are never poolable
     u.detach();
-    u.idleSince = nowNanos;
-    idle.computeIfAbsent(u.key, k -> new ArrayDeque<>()).addLast(u);
+    IdleStack<BackendConnection> q = idle.get(u.key);
+    if (q == null) {
+      q = new IdleStack<>(REFRESH_NANOS, KEEP_ALIVE_NANOS, WINDOW_NANOS, nowNanos);
+      idle.put(u.key, q);
+    }
+    q.offer(u, nowNanos);
   }
 
   /**
@@ -198,13 +212,9 @@ public final class UpstreamPool {
   /** Closes the connections (and HTTP/2 connections without streams) idle for longer than {@link #KEEP_ALIVE_NANOS}. */
   public void sweep(long nowNanos) {
     h2.sweep(nowNanos);
-    for (Iterator<ArrayDeque<BackendConnection>> it = idle.values().iterator(); it.hasNext(); ) {
-      ArrayDeque<BackendConnection> q = it.next();
-      BackendConnection u;
-      while ((u = q.peekFirst()) != null && (nowNanos - u.idleSince >= KEEP_ALIVE_NANOS || !u.socket().isActive())) {
-        q.pollFirst();
-        u.socket().close();
-      }
+    for (Iterator<IdleStack<BackendConnection>> it = idle.values().iterator(); it.hasNext(); ) {
+      IdleStack<BackendConnection> q = it.next();
+      q.sweep(nowNanos, u -> !u.socket().isActive(), u -> u.socket().close());
       if (q.isEmpty()) {
         it.remove();
       }
@@ -214,7 +224,7 @@ public final class UpstreamPool {
   /** Closes every idle connection. */
   public void closeIdle() {
     h2.closeIdle();
-    idle.values().forEach(q -> q.forEach(u -> u.socket().close()));
+    idle.values().forEach(q -> q.clear(u -> u.socket().close()));
     idle.clear();
   }
 }
