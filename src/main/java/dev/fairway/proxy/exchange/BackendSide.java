@@ -65,7 +65,7 @@ final class BackendSide implements UpstreamUser {
     }
     UpstreamTls tls = e.tls() ? x.route.tls() : null;
     String key = x.ctx.pool().key(e.address(), tls);
-    Upstream u = fresh ? null : x.ctx.pool().poll(key);
+    Upstream u = fresh ? null : x.ctx.pool().poll(key, nowNanos);
     if (u != null) {
       take(u, e, nowNanos);
     } else if (tls != null && x.ctx.pool().h2().has(key)) { // an https backend that chose h2 by ALPN

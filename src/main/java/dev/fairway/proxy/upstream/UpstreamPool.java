@@ -95,15 +95,18 @@ public final class UpstreamPool {
     return tls.poolKey(address, profile);
   }
 
-  /** An idle connection under {@code key} ({@link #key}) that can carry a request ({@link IdleStack#poll}), or {@code null}. */
-  public Upstream poll(String key) {
+  /**
+   * An idle connection under {@code key} ({@link #key}) that can carry a request ({@link IdleStack#poll}), or {@code null}.
+   *
+   * @param nowNanos {@code System.nanoTime()}: which idle connections are due for reuse
+   */
+  public Upstream poll(String key, long nowNanos) {
     IdleStack<BackendConnection> q = idle.get(key);
     if (q == null) {
       return null;
     }
-    long now = System.nanoTime();
     BackendConnection u;
-    while ((u = q.poll(now)) != null) {
+    while ((u = q.poll(nowNanos)) != null) {
       if (u.reusable()) {
         u.reused = true;
         return u;

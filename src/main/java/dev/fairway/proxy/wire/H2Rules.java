@@ -15,7 +15,6 @@ import java.util.Map;
  * {@code grpc-status 0, content-length 5} become {@code grpc-status 0}.
  */
 public final class H2Rules {
-
   private H2Rules() {
   }
 

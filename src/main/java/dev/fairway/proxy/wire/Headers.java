@@ -19,7 +19,6 @@ import java.util.Map;
  * {@code x_user} is dropped (unless the listener rejects such requests outright).
  */
 public final class Headers {
-
   private Headers() {
   }
 
