@@ -137,7 +137,7 @@ public final class RawResponse {
     byte[] h = head;
     int textEnd = length - 2; // the last field line's CRLF stays part of the text
     int startEnd = scan();
-    ByteBuf out = alloc.ioBuffer(length + 48);
+    ByteBuf out = alloc.ioBuffer(length + added());
     out.writeBytes(http10 ? HTTP_10 : HTTP_11).writeBytes(h, 8, startEnd + 2 - 8);
     for (int s = startEnd + 2; s < textEnd; ) {
       int e = indexOf(h, (byte) '\r', s, textEnd);
@@ -166,6 +166,16 @@ public final class RawResponse {
       out.writeBytes(KEEP_ALIVE_LINE);
     }
     return out.writeByte('\r').writeByte('\n');
+  }
+
+  /**
+   * What {@link #toClient} adds to the backend's head at most, so that its buffer never grows (a
+   * copy per response): {@code Via} (with {@code ", "} after an earlier hop's), the request id and a
+   * {@code Connection} line. Only a configured {@code responseHeaders} edit may still grow it.
+   */
+  int added() {
+    return VIA_LINE.length + 2 + KEEP_ALIVE_LINE.length
+        + (requestId == null ? 0 : REQUEST_ID_NAME.length + requestId.length() + 2);
   }
 
   /**

@@ -3,8 +3,10 @@ package dev.fairway.proxy.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairway.config.EdgeLimits;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -148,4 +150,61 @@ class RawRequestTest {
         "HEAD / HTTP/1.1\r\nhost: kept\r\ncookie: c=3\r\n\r\n");
   }
 
+
+  /** An allocator that remembers the capacity last asked of {@code ioBuffer}: a grown buffer's is larger. */
+  private static final class AskedCapacity extends AbstractByteBufAllocator {
+    int asked;
+
+    @Override
+    public ByteBuf ioBuffer(int initialCapacity) {
+      asked = initialCapacity;
+      return super.ioBuffer(initialCapacity);
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      return newHeapBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return false;
+    }
+  }
+
+  @Test
+  void theBackendsHeadNeverOutgrowsItsBuffer() {
+    String[][] cases = {
+        {"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", "127.0.0.1", "false", "", "0"},
+        {"GET / HTTP/1.1\r\nHost: " + "h".repeat(200) + ".example\r\n\r\n", "10.0.0.7", "true", "", "0"},
+        {"GET /a HTTP/1.1\r\nHost: shop\r\nX-Forwarded-For: 192.0.2.1\r\nForwarded: for=192.0.2.1\r\n"
+            + "Via: 1.1 edge\r\nX-Forwarded-Host: example.org\r\n\r\n",
+            "2001:db8:85a3:8d3:1319:8a2e:370:7348", "true", "", "1"},
+        {"GET /a HTTP/1.1\r\nHost: shop\r\n\r\n", "10.0.0.7", "false", "/" + "rewritten/".repeat(30), "0"},
+    };
+    for (String[] c : cases) {
+      RawRequest r = request(c[0]);
+      if (!c[3].isEmpty()) {
+        r.forwardTarget(c[3]);
+      }
+      AskedCapacity alloc = new AskedCapacity();
+      r.toBackend(c[1], Boolean.parseBoolean(c[2]), r.host(), Integer.parseInt(c[4]), "127.0.0.1:9001",
+          ForwardingRules.VIA_TOKEN, alloc);
+      try {
+        assertThat(r.backendHead().capacity()).as(c[0]).isEqualTo(alloc.asked);
+      } finally {
+        r.release();
+      }
+    }
+    RawRequest wrk = request("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n");
+    wrk.toBackend("127.0.0.1", false, wrk.host(), 0, "127.0.0.1:9001", ForwardingRules.VIA_TOKEN, new AskedCapacity());
+    assertThat(wrk.backendHead().readableBytes()).isEqualTo(204);
+    assertThat(RawRequest.headRoom(40, "127.0.0.1", "127.0.0.1:8080", ForwardingRules.VIA_TOKEN)).isEqualTo(303);
+    wrk.release();
+  }
 }

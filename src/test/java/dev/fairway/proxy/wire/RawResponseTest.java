@@ -90,4 +90,24 @@ class RawResponseTest {
     assertThat(toClient(kept, false, false)).isEqualTo("HTTP/1.1 204 No Content\r\nVia: 1.1 fairway\r\n\r\n");
     assertThat(kept.keepAlive()).isTrue();
   }
+
+  @Test
+  void theClientsHeadNeverOutgrowsItsBuffer() {
+    String id = RequestId.generate();
+    for (String head : new String[] {
+        "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nServer: nginx\r\nVia: 1.1 " + "edge".repeat(20) + "\r\nContent-Length: 6\r\n\r\n"}) {
+      for (boolean http10 : new boolean[] {false, true}) {
+        RawResponse r = response(head);
+        r.requestId(id);
+        ByteBuf out = r.toClient(http10, false, UnpooledByteBufAllocator.DEFAULT);
+        try {
+          assertThat(out.capacity()).as(head).isEqualTo(head.length() + r.added());
+          assertThat(out.writerIndex()).isLessThanOrEqualTo(out.capacity());
+        } finally {
+          out.release();
+        }
+      }
+    }
+  }
 }
