@@ -150,7 +150,6 @@ class RawRequestTest {
         "HEAD / HTTP/1.1\r\nhost: kept\r\ncookie: c=3\r\n\r\n");
   }
 
-
   /** An allocator that remembers the capacity last asked of {@code ioBuffer}: a grown buffer's is larger. */
   private static final class AskedCapacity extends AbstractByteBufAllocator {
     int asked;
