@@ -102,8 +102,7 @@ class RawResponseTest {
         r.requestId(id);
         ByteBuf out = r.toClient(http10, false, UnpooledByteBufAllocator.DEFAULT);
         try {
-          assertThat(out.capacity()).as(head).isEqualTo(head.length() + r.added());
-          assertThat(out.writerIndex()).isLessThanOrEqualTo(out.capacity());
+          assertThat(out.capacity()).as(head).isEqualTo(head.length() + r.added()); // grown, it would be a power of two
         } finally {
           out.release();
         }
