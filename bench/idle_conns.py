@@ -6,12 +6,14 @@ Used by bench/memory.sh. Prints one line per phase; writes READY_FILE (if given)
 connection is open and answered, so the caller can sample the proxy's memory while they idle.
 With IDLE_H2=1 in the environment each connection speaks HTTP/2 by prior knowledge (h2c)
 instead: the preface, SETTINGS (and the ACK of the server's), one GET on stream 1, read to its
-end, then idle.
+end, then idle. With IDLE_TLS=1 every connection is TLS first (the certificate is not verified;
+ALPN offers h2 with IDLE_H2=1, else http/1.1), so the proxy holds a TLS session per connection.
 
 usage: idle_conns.py HOST PORT N HOLD_SECONDS [READY_FILE] [PARALLEL]
 """
 import asyncio
 import os
+import ssl
 import struct
 import sys
 import time
@@ -29,8 +31,9 @@ def literal(name, value):
 
 
 async def h2_get(reader, writer, host, port):
-    """One GET on stream 1 over h2c; returns the first byte of the response's header block."""
-    block = b"".join(literal(n, v) for n, v in ((b":method", b"GET"), (b":path", b"/"), (b":scheme", b"http"),
+    """One GET on stream 1 over h2c (or h2 over TLS); returns the first byte of the response's header block."""
+    scheme = b"https" if os.environ.get("IDLE_TLS") == "1" else b"http"
+    block = b"".join(literal(n, v) for n, v in ((b":method", b"GET"), (b":path", b"/"), (b":scheme", scheme),
                                                  (b":authority", f"{host}:{port}".encode())))
     writer.write(PREFACE + frame(4, 0, 0) + frame(1, 0x5, 1, block))
     await writer.drain()
@@ -50,10 +53,21 @@ async def h2_get(reader, writer, host, port):
             raise RuntimeError(f"stream reset or GOAWAY (frame type {kind})")
 
 
-async def one(host, port, sem, conns, failures):
+def tls_context():
+    """A client context that verifies nothing (the bench's self-signed certificate), or None without IDLE_TLS=1."""
+    if os.environ.get("IDLE_TLS") != "1":
+        return None
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2"] if os.environ.get("IDLE_H2") == "1" else ["http/1.1"])
+    return ctx
+
+
+async def one(host, port, sem, conns, failures, tls):
     async with sem:
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 10)
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=tls), 10)
             if os.environ.get("IDLE_H2") == "1":
                 status = await h2_get(reader, writer, host, port)
                 if status != b"\x88":  # HPACK static index 8, ":status: 200"
@@ -83,7 +97,8 @@ async def main():
     sem = asyncio.Semaphore(parallel)
     conns, failures = [], []
     t0 = time.monotonic()
-    await asyncio.gather(*(one(host, port, sem, conns, failures) for _ in range(n)))
+    tls = tls_context()
+    await asyncio.gather(*(one(host, port, sem, conns, failures, tls) for _ in range(n)))
     print(f"opened {len(conns)} of {n} connections in {time.monotonic() - t0:.1f} s, "
           f"{len(failures)} failures{': ' + failures[0] if failures else ''}", flush=True)
     if ready:

@@ -16,6 +16,12 @@
 #   JAVA_OPTS ["-Xmx192m -Xmn32m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
 #   IDLE_H2 [0; 1: the idle connections speak h2c, each after one GET on stream 1]
 #   H2_STREAMS [unset]: A loads with h2load over h2c, that many streams per connection, instead of wrk
+#   TLS [0; 1: Fairway also listens with TLS (proxy.tls, a self-signed EC P-256 certificate made
+#     with openssl) on BASE+83, and A's load and B's idle connections go there: wrk over HTTPS,
+#     h2load over TLS (ALPN h2) with H2_STREAMS, bench/idle_conns.py with IDLE_TLS=1]
+#   LOAD_CLOSE [0; 1: A's wrk sends `Connection: close`, a new connection (with TLS=1, a full
+#     handshake) per request]
+#   NGINX_H2C=1 BACKEND_SCHEME=h2c: HTTP/2 (h2c) backends instead of HTTP/1.1 (bench/lib/common.sh)
 #   JAR [target/fairway.jar] (e.g. a build of an earlier commit)
 #   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81, admin BASE+91
 set -euo pipefail
@@ -32,8 +38,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib/common.sh
 source "$ROOT/bench/lib/common.sh"
 for tool in wrk nginx java curl python3 awk ss ${H2_STREAMS:+h2load}; do command -v "$tool" >/dev/null 2>&1 || die "missing tool '$tool'"; done
-B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); AP=$((BASE_PORT + 91))
-ports_free "$B1" "$B2" "$FP" "$AP"
+TLS=${TLS:-0}
+LOAD_CLOSE=${LOAD_CLOSE:-0}
+[[ $LOAD_CLOSE == 1 && -n ${H2_STREAMS:-} ]] && die "LOAD_CLOSE=1 is for wrk's load; unset H2_STREAMS"
+[[ $TLS == 1 ]] && { command -v openssl >/dev/null 2>&1 || die "missing tool 'openssl'"; }
+B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); TP=$((BASE_PORT + 83)); AP=$((BASE_PORT + 91))
+ports_free "$B1" "$B2" "$FP" "$TP" "$AP"
 need=$(( IDLE_CONNS + 2000 ))
 if (( $(ulimit -n) < need )); then ulimit -n "$need" 2>/dev/null || die "ulimit -n $(ulimit -n) < $need open files"; fi
 resolve_jar
@@ -46,6 +56,23 @@ trap 'exit 130' INT TERM
 start_nginx 1 "$B1"
 start_nginx 2 "$B2"
 fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2"
+# LP: the port the load and the idle connections go to; SCHEME their URLs' scheme
+LP=$FP SCHEME=http
+if [[ $TLS == 1 ]]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/site.key" -out "$WORK/site.pem" 2>/dev/null \
+    || die "openssl could not make a certificate"
+  python3 - "$WORK/fairway.json" "$TP" "$WORK/site.pem" "$WORK/site.key" <<'PY'
+import json, sys
+path, port, cert, key = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+config = json.load(open(path))
+config["proxy"]["tls"] = {"port": port, "certificates": [{"certPath": cert, "keyPath": key}]}
+json.dump(config, open(path, "w"), indent=2)
+PY
+  LP=$TP SCHEME=https
+fi
+LOAD_ARGS=()
+[[ $LOAD_CLOSE == 1 ]] && LOAD_ARGS=("" -H "Connection: close")
 
 kb() { awk -v k="$2" '$1 == k ":" { print $2 }' "/proc/$1/status"; }
 mb() { awk -v v="$1" 'BEGIN { printf "%.1f", v / 1024 }'; }
@@ -104,7 +131,7 @@ peak=0
 declare -A parts
 for path in / /64k; do
   l=$(loadavg)
-  run_load "http://$HOST:$FP$path" "$LOAD_CONNS" "$LOAD_DURATION" > "$WORK/wrk.out" &
+  run_load "$SCHEME://$HOST:$LP$path" "$LOAD_CONNS" "$LOAD_DURATION" "${LOAD_ARGS[@]}" > "$WORK/wrk.out" &
   wrk_sub=$!
   ( sleep $(( $(secs "$LOAD_DURATION") - 2 )); breakdown > "$WORK/parts${path//\//_}" ) &
   parts_sub=$!
@@ -122,17 +149,17 @@ stop_fairway
 
 # ---- B: idle keep-alive connections -----------------------------------------------------------
 start_fairway idle
-run_wrk "http://$HOST:$FP/" 50 5s > /dev/null   # JIT and pools warm, as in service
+run_wrk "$SCHEME://$HOST:$LP/" 50 5s > /dev/null   # JIT and pools warm, as in service
 sleep 3
 liveBefore=$(live_heap_kb "$FPID" before)
 before=$(kb "$FPID" VmRSS)
 lB=$(loadavg)
 rm -f "$WORK/ready"
-python3 "$ROOT/bench/idle_conns.py" "$HOST" "$FP" "$IDLE_CONNS" "$HOLD" "$WORK/ready" > "$WORK/idle.out" 2>&1 &
+IDLE_TLS=$TLS python3 "$ROOT/bench/idle_conns.py" "$HOST" "$LP" "$IDLE_CONNS" "$HOLD" "$WORK/ready" > "$WORK/idle.out" 2>&1 &
 cpid=$!; PIDS+=("$cpid")
 for _ in $(seq 1200); do [[ -f $WORK/ready ]] && break; kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
 [[ -f $WORK/ready ]] || die "the idle client did not open its connections: $(cat "$WORK/idle.out")"
-estab=$(ss -Htn state established "( sport = :$FP )" | wc -l)
+estab=$(ss -Htn state established "( sport = :$LP )" | wc -l)
 during=$(sample_max "$FPID" "$(( HOLD / 2 ))")
 liveDuring=$(live_heap_kb "$FPID" during)
 afterGc=$(kb "$FPID" VmRSS)
@@ -150,11 +177,16 @@ echo "| phase | RSS MB | note |"
 echo "|---|---:|---|"
 echo "| A: idle after start | $(mb "$idleA") | |"
 tool=wrk; [[ -n ${H2_STREAMS:-} ]] && tool="h2load -m$H2_STREAMS"
+[[ $LOAD_CLOSE == 1 ]] && tool="$tool, Connection: close"
+[[ $TLS == 1 ]] && tool="$tool over TLS"
+[[ ${BACKEND_SCHEME:-http} != http ]] && tool="$tool, ${BACKEND_SCHEME} backends"
+idleKind=HTTP/1.1; [[ ${IDLE_H2:-} == 1 ]] && idleKind="h2c (IDLE_H2=1)"
+[[ $TLS == 1 ]] && { idleKind="TLS ${idleKind%% *}"; idleKind=${idleKind/h2c/h2}; }
 echo "| A: under load, max sampled VmRSS | $(mb "$peak") | $tool -c$LOAD_CONNS, / then /64k, $LOAD_DURATION each |"
 echo "| A: VmHWM (peak resident) | $(mb "$hwm") | target <= 256 MB |"
 echo "| A: after load | $(mb "$afterA") | |"
 echo "| B: fresh start + 5 s wrk warm-up, before (after a full GC) | $(mb "$before") | load $lB; live heap $(mb "$liveBefore") MB |"
-echo "| B: $IDLE_CONNS idle ${IDLE_H2:+h2c (IDLE_H2=$IDLE_H2) }keep-alive connections open, max sampled | $(mb "$during") | $estab established on the proxy port; $(head -1 "$WORK/idle.out") |"
+echo "| B: $IDLE_CONNS idle $idleKind keep-alive connections open, max sampled | $(mb "$during") | $estab established on the proxy port; $(head -1 "$WORK/idle.out") |"
 echo "| B: connections open, after a full GC | $(mb "$afterGc") | live heap $(mb "$liveDuring") MB |"
 echo "| B: VmHWM | $(mb "$hwmB") | |"
 echo "| B: after they closed | $(mb "$afterClose") | $threads threads |"
