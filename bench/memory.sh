@@ -23,7 +23,7 @@
 #     handshake) per request]
 #   NGINX_H2C=1 BACKEND_SCHEME=h2c: HTTP/2 (h2c) backends instead of HTTP/1.1 (bench/lib/common.sh)
 #   JAR [target/fairway.jar] (e.g. a build of an earlier commit)
-#   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81, admin BASE+91
+#   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81 (its TLS listener BASE+83), admin BASE+91
 set -euo pipefail
 
 JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}

@@ -5,8 +5,8 @@
 # per-thread time on a CPU, time runnable but waiting in the run queue, and slices run) of the
 # proxy, and of wrk and the backends, and prints per thread group: CPU ms, run-queue wait ms,
 # slices, and the wait per slice. A request waits for the proxy's thread at least twice (its
-# request, its response), so the wait per slice is a floor under the proxy's latency that is not
-# the proxy's own work; the VM thread's wait is what stretches the JVM's safepoints (collections).
+# request, its response), and for the backend's and wrk's, so these waits add to its latency
+# besides the proxy's own work; the VM thread's wait stretches the JVM's safepoints (collections).
 #
 #   bench/runqueue.sh
 #   CONNS=10 WRK_THREADS=1 ROUNDS=5 bench/runqueue.sh
