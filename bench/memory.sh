@@ -71,6 +71,7 @@ json.dump(config, open(path, "w"), indent=2)
 PY
   LP=$TP SCHEME=https
 fi
+# extra arguments for run_load: an empty thread count (run_wrk's default), then wrk's own
 LOAD_ARGS=()
 [[ $LOAD_CLOSE == 1 ]] && LOAD_ARGS=("" -H "Connection: close")
 

@@ -92,8 +92,9 @@ for round in $(seq 1 "$ROUNDS"); do
     wait "$wpid" || die "wrk failed: $(cat "$WORK/wrk.out")"
     snap "$pid" > "$WORK/b"; snap $NGINX_PIDS > "$WORK/nb"
     rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$WORK/wrk.out")
-    p99=$(awk '$1 == "99%" { print $2 }' "$WORK/wrk.out")
-    log "round $round $name: $rps req/s, p99 $p99"
+    p99=$(awk '$1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+                             printf "%.3f", u == "us" ? v / 1000 : u == "s" ? v * 1000 : v }' "$WORK/wrk.out")
+    log "round $round $name: $rps req/s, p99 $p99 ms"
     { delta "$WORK/a" "$WORK/b" | sed "s/^/$name|$round|proxy|/"
       delta "$WORK/na" "$WORK/nb" | sed "s/^/$name|$round|backends|/"
       delta "$WORK/wa" "$WORK/wb" | sed "s/^/$name|$round|wrk|/"
@@ -106,11 +107,12 @@ echo
 echo "Run-queue waits, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), wrk -t${WRK_THREADS:-2} -c$CONNS $URLPATH, $ROUNDS rounds of $DURATION; JAVA_OPTS $JAVA_OPTS; medians over the rounds"
 echo "(wrk's own threads measured over its run less 1.2 s; each column is its own median, the wait per slice the median of the rounds' ratios)"
 echo
-echo "| proxy under load | req/s | p99 |"
-echo "|---|---:|---|"
+echo "| proxy under load | req/s | p99 ms |"
+echo "|---|---:|---:|"
+# median COLUMN NAME: the median over the rounds of the req/s line's field COLUMN (4 req/s, 5 p99)
+median() { awk -F'|' -v n="$2" -v c="$1" '$1 == n && $3 == "req/s" { print $c }' "$RESULTS" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for name in haproxy fairway; do
-  awk -F'|' -v n="$name" '$1 == n && $3 == "req/s" { print $4, $5 }' "$RESULTS" | sort -n |
-    awk -v n="$name" '{ r[NR] = $1; p[NR] = $2 } END { printf "| %s | %d | %s (rounds: %s) |\n", n, r[int((NR + 1) / 2)], p[int((NR + 1) / 2)], NR }'
+  echo "| $name | $(median 4 "$name") | $(median 5 "$name") |"
 done
 echo
 echo "| proxy under load | process | thread group | CPU ms | run-queue wait ms | slices | wait per slice ms |"
