@@ -41,7 +41,6 @@ for tool in wrk nginx java curl python3 awk ss ${H2_STREAMS:+h2load}; do command
 TLS=${TLS:-0}
 LOAD_CLOSE=${LOAD_CLOSE:-0}
 [[ $LOAD_CLOSE == 1 && -n ${H2_STREAMS:-} ]] && die "LOAD_CLOSE=1 is for wrk's load; unset H2_STREAMS"
-[[ $TLS == 1 ]] && { command -v openssl >/dev/null 2>&1 || die "missing tool 'openssl'"; }
 B1=$((BASE_PORT + 1)); B2=$((BASE_PORT + 2)); FP=$((BASE_PORT + 81)); TP=$((BASE_PORT + 83)); AP=$((BASE_PORT + 91))
 ports_free "$B1" "$B2" "$FP" "$TP" "$AP"
 need=$(( IDLE_CONNS + 2000 ))
@@ -59,9 +58,7 @@ fairway_config "$WORK/fairway.json" "$FP" "$AP" "$B1" "$B2"
 # LP: the port the load and the idle connections go to; SCHEME their URLs' scheme
 LP=$FP SCHEME=http
 if [[ $TLS == 1 ]]; then
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
-    -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/site.key" -out "$WORK/site.pem" 2>/dev/null \
-    || die "openssl could not make a certificate"
+  self_signed_cert "$WORK"
   python3 - "$WORK/fairway.json" "$TP" "$WORK/site.pem" "$WORK/site.key" <<'PY'
 import json, sys
 path, port, cert, key = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]

@@ -46,9 +46,7 @@ PIDS=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
-  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$WORK/site.key" -out "$WORK/site.pem" 2>/dev/null \
-  || die "openssl could not make a certificate"
+self_signed_cert "$WORK" DNS:localhost,IP:127.0.0.1 localhost
 
 cat > "$WORK/fairway.json" <<JSON
 {

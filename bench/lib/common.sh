@@ -149,6 +149,15 @@ start_haproxy() {
   wait_http "${first##*:}" / "$!" HAProxy
 }
 
+# self_signed_cert DIR [SAN] [CN]: a self-signed EC P-256 certificate valid two days, DIR/site.pem
+# and its key DIR/site.key; SAN defaults to IP:127.0.0.1 and CN to 127.0.0.1
+self_signed_cert() {
+  command -v openssl >/dev/null 2>&1 || die "missing tool 'openssl'"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=${3:-127.0.0.1}" \
+    -addext "subjectAltName=${2:-IP:127.0.0.1}" -keyout "$1/site.key" -out "$1/site.pem" 2>/dev/null \
+    || die "openssl could not make a certificate"
+}
+
 # fairway_config FILE PORT ADMIN_PORT B1 B2 [STRATEGY] [CAPACITY] [HC_INTERVAL_MS] [METRICS_VERTX]
 # BACKEND_SCHEME (http) is the backends' URL scheme (h2c, https); HEALTH_CHECK_TYPE (unset: http) e.g. grpc
 fairway_config() {
