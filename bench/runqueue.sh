@@ -110,7 +110,7 @@ echo
 echo "| proxy under load | req/s | p99 ms |"
 echo "|---|---:|---:|"
 # median COLUMN NAME: the median over the rounds of the req/s line's field COLUMN (4 req/s, 5 p99)
-median() { awk -F'|' -v n="$2" -v c="$1" '$1 == n && $3 == "req/s" { print $c }' "$RESULTS" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { awk -F'|' -v n="$2" -v c="$1" '$1 == n && $3 == "req/s" { print $c }' "$RESULTS" | sort -g | awk '{ v[NR] = $1 } END { print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
 for name in haproxy fairway; do
   echo "| $name | $(median 4 "$name") | $(median 5 "$name") |"
 done
@@ -121,7 +121,7 @@ awk -F'|' '$3 != "req/s" { k = $1 "|" $3 "|" $4; keys[k]; n[k]++; run[k, n[k]] =
                            per[k, n[k]] = $7 ? $6 / $7 : 0 }
   function med(arr, k, c,   i, j, v, t) { for (i = 1; i <= c; i++) v[i] = arr[k, i]
     for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-    return v[int((c + 1) / 2)] }
+    return (v[int((c + 1) / 2)] + v[int(c / 2) + 1]) / 2 }
   END { for (k in keys) { split(k, p, "|"); r = med(run, k, n[k]); w = med(wait, k, n[k]); s = med(sl, k, n[k])
           if (r >= 5) printf "| %s | %s | %s | %.0f | %.0f | %d | %.3f |\n", p[1], p[2], p[3], r, w, s, med(per, k, n[k]) } }' "$RESULTS" |
   sort -t'|' -k2,2 -k3,3 -k5,5nr
