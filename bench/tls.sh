@@ -142,8 +142,7 @@ fi
 if [[ -n $COMPARE_INSTANCES ]]; then
   TARGETS+=" fairway-i$COMPARE_INSTANCES"
   PORT_OF[fairway-i$COMPARE_INSTANCES]=$((FAIRWAY_PORT + 4))
-  start_fairway "fairway-i$COMPARE_INSTANCES" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))" \
-  "$((FAIRWAY_PORT + 6))" "$((ADMIN_PORT + 6))" "$COMPARE_INSTANCES"
+  start_fairway "fairway-i$COMPARE_INSTANCES" "$((FAIRWAY_PORT + 4))" "$((ADMIN_PORT + 4))" "$COMPARE_INSTANCES"
 fi
 
 for t in $TARGETS; do
