@@ -6,7 +6,8 @@
 #   2. starts a Python backend on a free port: GET /fast answers at once, GET /hold answers
 #      after HOLD_BACKEND_S (30) seconds;
 #   3. starts Fairway with one service over that backend: slots.capacity 1,
-#      waitTimeoutMs 10000, maxWaiting 20000;
+#      waitTimeoutMs 10000, maxWaiting 20000; proxy.maxConnections N + 100 (the default, 10,000,
+#      would refuse the N-th waiter: the primer below holds a connection too);
 #   4. warms the path up with a few /fast requests, then samples the Fairway JVM "before":
 #      threads (/proc/PID/status), heap used after a full GC (jcmd GC.run + GC.heap_info), RSS;
 #   5. one primer request takes the only slot (the backend holds it), then an asyncio client
@@ -140,7 +141,7 @@ EOF
 # ---- Fairway config ----------------------------------------------------------------------------
 cat > "$tmp/config.json" <<EOF
 {
-  "proxy": { "host": "127.0.0.1", "port": $PROXY_PORT, "instances": 0 },
+  "proxy": { "host": "127.0.0.1", "port": $PROXY_PORT, "instances": 0, "maxConnections": $((N + 100)) },
   "admin": { "host": "127.0.0.1", "port": $ADMIN_PORT, "token": "waiters-bench" },
   "subsetting": { "clientId": 0, "clientCount": 1 },
   "services": [{
@@ -189,13 +190,21 @@ services_sum() {   # sum of one field of every service in GET /api/services; -1 
 threads() { awk '/^Threads:/ {print $2}' "/proc/$FW/status"; }
 # JVM-internal threads (GC, JIT, attach, ...) come and go with load; the rest are Fairway's own.
 JVM_THREADS='^(GC Thread|G1 |C[12] CompilerThre|VM |Reference Handl|Finalizer|Signal Dispatch|Service Thread|Monitor Deflati|Common-Cleaner|Notification Th|Attach Listener|Sweeper thread|java$)'
-app_threads() { cat /proc/"$FW"/task/*/comm | grep -cvE "$JVM_THREADS"; }
-thread_names() { cat /proc/"$FW"/task/*/comm | sed 's/[0-9]*$//' | sort | uniq -c; }
+# Vert.x's worker and internal-blocking pools (20 threads each at most) start a thread for each
+# periodic blocking task (the config file's scan every 2 s) until they are full, whatever the load,
+# and Netty's GlobalEventExecutor comes and goes: bounded pools, not counted as Fairway's own.
+POOL_THREADS='^(vert\.x-worker-t|vert\.x-internal|globalEventExec)'
+own_threads() { cat /proc/"$FW"/task/*/comm 2>/dev/null | grep -vE "$JVM_THREADS" | grep -vE "$POOL_THREADS"; }
+app_threads() { own_threads | wc -l; }
+thread_names() { cat /proc/"$FW"/task/*/comm 2>/dev/null | sed 's/[0-9]*$//' | sort | uniq -c; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$FW/status"; }
 heap_used_kb() {   # one attach (jcmd is itself a JVM start): a full GC, then the heap summary
   printf 'GC.run\nGC.heap_info\n' > "$tmp/jcmd-heap"
-  jcmd -J-XX:TieredStopAtLevel=1 "$FW" -f "$tmp/jcmd-heap" | awk '/heap/ && /used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i+1); sub(/,$/, "", v); print v; exit } }' \
-    | sed 's/K$//'
+  # G1 prints one "garbage-first heap ... used NK" line; the serial and parallel collectors one per
+  # generation ("def new generation", "tenured generation", PSYoungGen, ParOldGen): sum them.
+  jcmd -J-XX:TieredStopAtLevel=1 "$FW" -f "$tmp/jcmd-heap" \
+    | awk '/heap|generation|PSYoungGen|ParOldGen/ && /used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i+1); sub(/K,?$/, "", v); kb += v } }
+           END { if (kb) print kb }'
 }
 since() { python3 -c "import time; print(f'{time.time() - $t_start:.1f}')"; }
 fds() { ls "/proc/$FW/fd" | wc -l; }
@@ -255,12 +264,12 @@ echo "timeline (s from the client's start): all sent $t_held, waiting read $t_w1
 printf '%-36s %12s %20s %12s\n' "" before "during" "after close"
 printf '%-36s %12s %20s %12s\n' "waiting (GET /api/services)" 0 "$w1 / $w1b / $w1c" "$w2"
 printf '%-36s %12s %20s %12s\n' "JVM threads (/proc Threads:)" "$th0" "$th1" "$th2"
-printf '%-36s %12s %20s %12s\n' "  of which Fairway's (not GC/JIT/VM)" "$app0" "$app1" "$app2"
+printf '%-36s %12s %20s %12s\n' "  Fairway's own (not JVM or pools)" "$app0" "$app1" "$app2"
 printf '%-36s %12s %20s %12s\n' "open file descriptors" "$fd0" "$fd1" "$fd2"
 printf '%-36s %12s %20s %12s\n' "heap used after GC.run" "$(mb "$heap0")" "$(mb "$heap1")" "$(mb "$heap2")"
 printf '%-36s %12s %20s %12s\n' "RSS (VmRSS)" "$(mb "$rss0")" "$(mb "$rss1")" "$(mb "$rss2")"
 echo "('during' waiting: first read / after the heap sample / just before release)"
-echo "Fairway's threads during: $(cat /proc/"$FW"/task/*/comm | grep -vE "$JVM_THREADS" | sort | paste -sd, -)"
+echo "Fairway's threads during: $(own_threads | sort | paste -sd, -)"
 growth=$((heap1 - heap0))
 echo "heap growth: $(mb "$growth") total, $(python3 -c "print(f'{$growth*1024/$N:.0f}')") bytes per waiter; RSS growth: $(mb $((rss1 - rss0)))"
 if [[ "$names0" != "$names1" ]]; then
