@@ -15,7 +15,7 @@
 # Environment (defaults in brackets):
 #   ROUNDS [5] CONNS ["10 50"] STREAMS [1] DURATION [10] (seconds) WARMUP [10] (seconds per run;
 #   the first round of each proxy also gets FIRST_WARMUP [20])  WRK_THREADS [2]  PARTS ["1 2"]
-#   JAVA_OPTS [README defaults: -Xmx192m -Xmn32m -XX:+UseSerialGC]  BASE_PORT [31300]
+#   JAVA_OPTS [README defaults: -Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC]  BASE_PORT [31300]
 #   MAX_LOAD [1.5] LOAD_WAIT [60]: each round waits (at most LOAD_WAIT s) for a quiet machine
 #   GRPC_CLIENT [grpc-java]: h2load loads part 1 instead of GrpcLoad (another client's view: unary
 #   calls as h2load POSTs, -m STREAMS per connection; no system-call counts)
@@ -38,7 +38,7 @@ PARTS=${PARTS:-"1 2"}
 BASE_PORT=${BASE_PORT:-31300}
 MAX_LOAD=${MAX_LOAD:-1.5}
 LOAD_WAIT=${LOAD_WAIT:-60}
-JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"}
 SYSCALLS=${SYSCALLS:-}
 GRPC_CLIENT=${GRPC_CLIENT:-grpc-java}
 

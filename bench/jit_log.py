@@ -7,7 +7,7 @@ Prints, per STEP seconds of the JVM's life (default 5), the C2 compile time star
 window and the uncommon traps (deoptimizations) hit in it; with FROM and TO (seconds), also the
 trap sites of that window, most frequent first (reason and method). Made with, for example:
 
-  JAVA_OPTS="-Xmx192m -Xmn32m -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation \
+  JAVA_OPTS="-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation \
     -XX:LogFile=/tmp/jit.log" bench/grpc.sh ...
   bench/jit_log.py /tmp/jit.log 5 85 90
 """

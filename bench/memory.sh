@@ -9,11 +9,11 @@
 #     target: at most 100 MB more. Also the live heap (used after a forced full GC, jcmd GC.run)
 #     before and with the connections open, which isolates the Java objects per connection, and
 #     the classes that grew most (jcmd GC.class_histogram).
-# JAVA_OPTS defaults to the README's heap settings (-Xmx192m -Xmn32m -XX:+UseSerialGC); JAVA_OPTS=" "
+# JAVA_OPTS defaults to the README's heap settings (-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC); JAVA_OPTS=" "
 # (a blank) measures the JVM's own defaults instead.
 #
 # Environment (defaults in brackets):
-#   JAVA_OPTS ["-Xmx192m -Xmn32m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
+#   JAVA_OPTS ["-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"]  LOAD_CONNS [200]  LOAD_DURATION [20s]  IDLE_CONNS [10000]  HOLD [10]
 #   IDLE_H2 [0; 1: the idle connections speak h2c, each after one GET on stream 1]
 #   H2_STREAMS [unset]: A loads with h2load over h2c, that many streams per connection, instead of wrk
 #   TLS [0; 1: Fairway also listens with TLS (proxy.tls, a self-signed EC P-256 certificate made
@@ -26,7 +26,7 @@
 #   BASE_PORT [31400]: backends BASE+1, BASE+2, Fairway BASE+81 (its TLS listener BASE+83), admin BASE+91
 set -euo pipefail
 
-JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"}
 LOAD_CONNS=${LOAD_CONNS:-200}
 LOAD_DURATION=${LOAD_DURATION:-20s}
 IDLE_CONNS=${IDLE_CONNS:-10000}

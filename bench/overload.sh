@@ -35,7 +35,7 @@
 #   SCENARIOS ["A B C1 C2"]  PROXIES ["haproxy fairway"]  FAIRWAY_OVERLOAD_KEYS [1]
 #   A_SECONDS [10]  A_CLIENTS [critical=5,sheddable=60]  B_SECONDS [10]  B_RATE [80]  DEADLINE_MS [500]  C_RATE [100]  FAIL_FROM [3]
 #   FAIRWAY_ACCESS_LOG [false: true logs each request to the proxy's log]  KEEP_WORK [unset: keep the work dir]
-#   THROTTLE_WINDOW_MS [5000]  JAVA_OPTS [-Xmx192m -Xmn32m -XX:+UseSerialGC]  BASE_PORT [31400]  JAR (Fairway)
+#   THROTTLE_WINDOW_MS [5000]  JAVA_OPTS [-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC]  BASE_PORT [31400]  JAR (Fairway)
 set -euo pipefail
 
 SCENARIOS=${SCENARIOS:-"A B C1 C2"}
@@ -49,7 +49,7 @@ DEADLINE_MS=${DEADLINE_MS:-500}
 C_RATE=${C_RATE:-100}
 FAIL_FROM=${FAIL_FROM:-3}
 THROTTLE_WINDOW_MS=${THROTTLE_WINDOW_MS:-5000}
-JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"}
 BASE_PORT=${BASE_PORT:-31400}
 
 HOST=127.0.0.1

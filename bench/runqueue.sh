@@ -13,7 +13,7 @@
 #   FAIRWAY_INSTANCES=2 bench/runqueue.sh          (two proxy verticles: two busy event loops)
 #
 # Environment (defaults in brackets): ROUNDS [3]  DURATION [8s]  CONNS [50]  WRK_THREADS [2]
-#   URLPATH [/]  WARMUP [12s] (Fairway; HAProxy gets 3s)  JAVA_OPTS [README's: -Xmx192m -Xmn32m
+#   URLPATH [/]  WARMUP [12s] (Fairway; HAProxy gets 3s)  JAVA_OPTS [README's: -Xms64m -Xmx192m -Xmn32m
 #   -XX:+UseSerialGC]  JAR [target/fairway.jar]  FAIRWAY_INSTANCES [0]  HAPROXY_THREADS [cores]
 #   BASE_PORT [31700]: backends BASE+1, BASE+2, HAProxy BASE+80, Fairway BASE+81, admin BASE+91
 # Loopback only; every process it starts is stopped on exit.
@@ -25,7 +25,7 @@ DURATION=${DURATION:-8s}
 CONNS=${CONNS:-50}
 URLPATH=${URLPATH:-/}
 WARMUP=${WARMUP:-12s}
-JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"}
 BASE_PORT=${BASE_PORT:-31700}
 HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

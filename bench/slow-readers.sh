@@ -94,7 +94,7 @@ attack() {
 run_fairway() {
   local name=$1 slow=$2
   fairway_json "$slow"
-  java -Xmx192m -Xmn32m -XX:+UseSerialGC -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/$name.log" 2>&1 &
+  java -Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC -jar "$JAR" -conf "$WORK/fairway.json" > "$WORK/$name.log" 2>&1 &
   local pid=$!
   PIDS+=($pid)
   wait_http "$PROXY_PORT" / "$pid" "$name"

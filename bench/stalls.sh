@@ -12,7 +12,7 @@
 #   ROUNDS=5 CONNS=200 URLPATH=/64k bench/stalls.sh
 #
 # Environment (defaults in brackets): ROUNDS [3]  DURATION [8] (seconds)  CONNS [50]  URLPATH [/]
-#   WARMUP [15s] (wrk, Fairway; HAProxy gets 3s)  JAVA_OPTS [README's: -Xmx192m -Xmn32m -XX:+UseSerialGC]
+#   WARMUP [15s] (wrk, Fairway; HAProxy gets 3s)  JAVA_OPTS [README's: -Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC]
 #   JAR [target/fairway.jar]  BASE_PORT [31600]: backends BASE+1, BASE+2, HAProxy BASE+80,
 #   Fairway BASE+81, admin BASE+91
 # Loopback only; every process it starts is stopped on exit.
@@ -25,7 +25,7 @@ CONNS=${CONNS:-50}
 URLPATH=${URLPATH:-/}
 WARMUP=${WARMUP:-15s}
 BASE_PORT=${BASE_PORT:-31600}
-JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"}
 HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/bench/lib/common.sh"

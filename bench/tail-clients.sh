@@ -17,7 +17,7 @@
 #
 # Environment (defaults in brackets): CONNS ["1 10"]  ROUNDS [3]  DURATION [6] (seconds)
 #   WRK_THREADS [1] (h2load runs as many; at most one per connection)  CLIENTS ["wrk h2load"]  INSIDE [unset]
-#   JAVA_OPTS [README's: -Xmx192m -Xmn32m -XX:+UseSerialGC] for both JVMs  WARMUP [12s] (each JVM, wrk)
+#   JAVA_OPTS [README's: -Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC] for both JVMs  WARMUP [12s] (each JVM, wrk)
 #   JAR [target/fairway.jar]  BASE_PORT [31800]: backends BASE+1, BASE+2, HAProxy BASE+80,
 #   Fairway BASE+81, the Netty proxy BASE+83, admin BASE+91
 # Needs wrk, h2load (nghttp2-client), haproxy, nginx. Loopback only; every process it starts is
@@ -30,7 +30,7 @@ DURATION=${DURATION:-6}
 WRK_THREADS=${WRK_THREADS:-1}
 CLIENTS=${CLIENTS:-"wrk h2load"}
 WARMUP=${WARMUP:-12s}
-JAVA_OPTS=${JAVA_OPTS:-"-Xmx192m -Xmn32m -XX:+UseSerialGC"}
+JAVA_OPTS=${JAVA_OPTS:-"-Xms64m -Xmx192m -Xmn32m -XX:+UseSerialGC"}
 BASE_PORT=${BASE_PORT:-31800}
 HOST=127.0.0.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
